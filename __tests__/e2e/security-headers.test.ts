@@ -1,0 +1,50 @@
+// Every kind of response carries the security headers and nothing that names the framework.
+import { rawRequest } from './support/http';
+import { PRODUCTION_DIST } from './support/paths';
+import { type RunningServer, startServer } from './support/server';
+
+let server: RunningServer;
+
+beforeAll(async () => {
+  server = await startServer({ distDir: PRODUCTION_DIST });
+});
+
+afterAll(async () => {
+  await server?.stop();
+});
+
+async function staticScriptPath(): Promise<string> {
+  const html = (await rawRequest(server.url, '/missing')).body;
+  const match = html.match(/src="(\/_next\/static\/[^"]+\.js)"/);
+  if (!match) throw new Error('no script in the 404 HTML');
+  return match[1]!;
+}
+
+describe('security headers', () => {
+  const kinds: [string, () => Promise<string>, string][] = [
+    ['a missing page', async () => '/missing', 'GET'],
+    ['a malformed URL', async () => '/%', 'GET'],
+    ['the health API', async () => '/api/health', 'GET'],
+    ['the health API (405)', async () => '/api/health', 'POST'],
+    ['a static script', staticScriptPath, 'GET'],
+    ['a missing static file', async () => '/_next/static/chunks/nope.js', 'GET'],
+  ];
+
+  it.each(kinds)('are on %s', async (_name, pathFor, method) => {
+    const res = await rawRequest(server.url, await pathFor(), { method });
+    const csp = String(res.headers['content-security-policy']);
+    const scriptSrc = csp.split(';').find((d) => d.trim().startsWith('script-src')) ?? '';
+    expect(scriptSrc.trim()).toBe("script-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(csp).not.toContain('unsafe-eval');
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain("connect-src 'self'");
+    expect(res.headers['strict-transport-security']).toMatch(/max-age=\d{8,}/);
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['referrer-policy']).toBe('strict-origin-when-cross-origin');
+    expect(res.headers['permissions-policy']).toContain('camera=()');
+    expect(res.headers['cross-origin-opener-policy']).toBe('same-origin');
+    expect(res.headers['x-powered-by']).toBeUndefined();
+    expect(res.headers['set-cookie']).toBeUndefined();
+  });
+});

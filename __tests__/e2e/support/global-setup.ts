@@ -1,0 +1,22 @@
+// Builds what the browser tests run against, once per run: the production build and the fixture
+// build. E2E_SKIP_BUILD=1 reuses existing builds while iterating on tests.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { FIXTURE_DIST, PRODUCTION_DIST, ROOT } from './paths';
+
+function build(distDir: string, extraEnv: Record<string, string>) {
+  if (process.env.E2E_SKIP_BUILD === '1' && existsSync(path.join(ROOT, distDir, 'BUILD_ID'))) return;
+  process.stdout.write(`\n[e2e] next build --webpack → ${distDir}\n`);
+  const result = spawnSync(process.execPath, [require.resolve('next/dist/bin/next'), 'build', '--webpack'], {
+    cwd: ROOT,
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', NEXT_DIST_DIR: distDir, ...extraEnv },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  if (result.status !== 0) throw new Error(`next build for ${distDir} failed (exit ${result.status})`);
+}
+
+export default async function globalSetup() {
+  build(PRODUCTION_DIST, {});
+  build(FIXTURE_DIST, { APP_SHELL_FIXTURES: '1' });
+}

@@ -1,0 +1,8 @@
+import path from 'node:path';
+
+export const ROOT = path.resolve(__dirname, '../../..');
+/** The production build, exactly as `npm run build` makes it. */
+export const PRODUCTION_DIST = '.next';
+/** The same build plus the throwing fixture pages, in a folder of its own. */
+export const FIXTURE_DIST = '.next-e2e';
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';

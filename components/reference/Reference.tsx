@@ -1,0 +1,48 @@
+import { useState } from 'react';
+import { useHydrated } from '../../lib/client/use-hydrated';
+import styles from './Reference.module.css';
+
+/** Sentry event ids are 32 hex digits; the first 8 are enough to quote and are searchable as a tag. */
+export const SHORT_REFERENCE_LENGTH = 8;
+
+export function shortReference(id: string): string {
+  return id.replace(/-/g, '').slice(0, SHORT_REFERENCE_LENGTH).toUpperCase();
+}
+
+async function copyText(text: string): Promise<boolean> {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    // No clipboard permission or API (plain http, old browser): the code stays selectable by hand.
+    return false;
+  }
+}
+
+export function Reference({ id }: { id: string }) {
+  const hydrated = useHydrated();
+  const [copied, setCopied] = useState<boolean | null>(null);
+  const short = shortReference(id);
+  return (
+    <p className={styles.reference}>
+      If you contact us about this, quote reference{' '}
+      <code className={styles.code} data-reference={id}>
+        {short}
+      </code>
+      {hydrated && (
+        <button
+          type="button"
+          className={styles.copy}
+          onClick={() => {
+            void copyText(short).then(setCopied);
+          }}
+        >
+          {copied ? 'Copied' : 'Copy'}
+        </button>
+      )}
+      <span role="status" className="visually-hidden">
+        {copied === true ? 'Reference copied' : copied === false ? 'Select the reference to copy it' : ''}
+      </span>
+    </p>
+  );
+}

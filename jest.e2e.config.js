@@ -1,0 +1,12 @@
+// End-to-end tests: production builds served on loopback, driven in Debian's Chromium.
+const nextJest = require('next/jest').default;
+
+const createJestConfig = nextJest({ dir: __dirname });
+
+module.exports = createJestConfig({
+  displayName: 'e2e',
+  testEnvironment: 'node',
+  testMatch: ['<rootDir>/__tests__/e2e/**/*.test.ts'],
+  globalSetup: '<rootDir>/__tests__/e2e/support/global-setup.ts',
+  testTimeout: 60_000,
+});
