@@ -1,6 +1,7 @@
 // @ts-check
 const { PHASE_DEVELOPMENT_SERVER } = require('next/constants');
 const { securityHeaders } = require('./lib/http/security-headers.js');
+const { packageVersion, resolveRelease } = require('./lib/config/release.js');
 
 /**
  * Pages are TypeScript (`.tsx`, `.ts`). Fixture pages (`*.fixture.jsx`) throw on purpose for the
@@ -17,6 +18,11 @@ module.exports = (phase) => {
     poweredByHeader: false,
     reactStrictMode: true,
     distDir: process.env.NEXT_DIST_DIR || '.next',
+    // Inlined into every bundle at build time: one release for browser, server and health.
+    env: { APP_VERSION: packageVersion(), APP_RELEASE: resolveRelease() },
+    // A self-contained server folder for the container image (the Dockerfile sets this). Off
+    // otherwise, because Next then warns on every start that `next start` cannot serve it.
+    ...(process.env.NEXT_OUTPUT === 'standalone' ? { output: 'standalone' } : {}),
     pageExtensions: withFixtures ? ['tsx', 'ts', 'fixture.jsx'] : ['tsx', 'ts'],
     async headers() {
       return [{ source: '/:path*', headers: securityHeaders({ dev }) }];

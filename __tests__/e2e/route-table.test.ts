@@ -4,7 +4,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { FIXTURE_DIST, PRODUCTION_DIST, ROOT } from './support/paths';
 
-const ALLOWED = ['/404', '/_app', '/_document', '/_error', '/api/health'];
+// The health route is one optional catch-all serving /api/health, /api/health/live and /api/health/ready.
+const ALLOWED = ['/404', '/_app', '/_document', '/_error', '/api/health/[[...probe]]'];
 
 function readJson(distDir: string, file: string) {
   return JSON.parse(readFileSync(path.join(ROOT, distDir, file), 'utf8'));

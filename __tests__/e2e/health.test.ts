@@ -1,0 +1,92 @@
+// The health contract against the production server, as monitors and orchestrators call it.
+import { resolveRelease } from '../../lib/config/release';
+import { rawRequest } from './support/http';
+import { PRODUCTION_DIST } from './support/paths';
+import { type RunningServer, startServer } from './support/server';
+
+let server: RunningServer;
+
+beforeAll(async () => {
+  server = await startServer({ distDir: PRODUCTION_DIST });
+  process.stdout.write(`[e2e] start to first ready answer: ${server.readyAfterMs} ms\n`);
+});
+
+afterAll(async () => {
+  await server?.stop();
+});
+
+const PATHS = ['/api/health', '/api/health/live', '/api/health/ready'];
+const EXPECTED: Record<string, number> = {
+  GET: 200,
+  HEAD: 200,
+  OPTIONS: 204,
+  POST: 405,
+  PUT: 405,
+  DELETE: 405,
+  PATCH: 405,
+};
+const CASES = PATHS.flatMap((path) =>
+  Object.entries(EXPECTED).flatMap(([method, status]) => [
+    [method, path, status] as const,
+    [method, `${path}?_=${Date.now()}&probe=live`, status] as const,
+  ]),
+);
+
+describe('health contract on the production server', () => {
+  it.each(CASES)('%s %s → %i', async (method, path, status) => {
+    const res = await rawRequest(server.url, path, {
+      method,
+      body: method === 'POST' ? '{"x":1}' : undefined,
+    });
+    expect(res.status).toBe(status);
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.headers['set-cookie']).toBeUndefined();
+    expect(res.headers['x-powered-by']).toBeUndefined();
+    expect(res.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    if (status !== 200) expect(res.headers.allow).toBe('GET, HEAD, OPTIONS');
+    if (method === 'GET') {
+      expect(res.headers['content-type']).toBe('application/health+json; charset=utf-8');
+      const body = JSON.parse(res.body);
+      expect(body).toEqual(
+        expect.objectContaining({ status: 'pass', version: expect.any(String), releaseId: resolveRelease() }),
+      );
+    }
+    if (method === 'HEAD' || method === 'OPTIONS') expect(res.body).toBe('');
+  });
+
+  it.each(PATHS)('HEAD %s has the same status and headers as GET', async (path) => {
+    const get = await rawRequest(server.url, path);
+    const head = await rawRequest(server.url, path, { method: 'HEAD' });
+    const comparable = (headers: Record<string, unknown>) =>
+      Object.fromEntries(Object.entries(headers).filter(([name]) => name !== 'date'));
+    expect(head.status).toBe(get.status);
+    expect(comparable(head.headers)).toEqual(comparable(get.headers));
+  });
+
+  it.each(['/api/health/other', '/api/health/ready/now', '/api/health/live.json'])(
+    'answers 404 for %s',
+    async (path) => {
+      expect((await rawRequest(server.url, path)).status).toBe(404);
+    },
+  );
+
+  it('reports the readiness checks the contract names', async () => {
+    const body = JSON.parse((await rawRequest(server.url, '/api/health/ready')).body);
+    expect(Object.keys(body.checks).sort()).toEqual([
+      'eventloop:delay',
+      'memory:utilization',
+      'server:lifecycle',
+    ]);
+    for (const [observation] of Object.values(body.checks) as Record<string, unknown>[][]) {
+      expect(observation).toEqual(
+        expect.objectContaining({ componentType: 'system', status: 'pass', time: expect.any(String) }),
+      );
+    }
+  });
+
+  it('does not log healthy probes', async () => {
+    const before = server.output();
+    for (let i = 0; i < 20; i += 1) await rawRequest(server.url, PATHS[i % PATHS.length]!);
+    expect(server.output()).toBe(before);
+  });
+});

@@ -1,0 +1,128 @@
+/** @jest-environment node */
+import { healthReport, probeForPath, type ReportSources } from '../../../lib/health/endpoints';
+import { eventLoopCheck, grade, heapCheck } from '../../../lib/health/process-checks';
+import type { HealthCheck } from '../../../lib/health/types';
+import { resetLifecycle } from '../support/lifecycle';
+
+const NOW = new Date('2026-11-22T12:00:00.000Z');
+
+function sources(parts: Partial<ReportSources> = {}): ReportSources {
+  return {
+    phase: () => 'ready',
+    checks: () => [],
+    now: () => NOW,
+    uptimeSeconds: () => 42.4,
+    version: '1.2.3',
+    releaseId: 'abc123',
+    ...parts,
+  };
+}
+
+beforeEach(() => {
+  resetLifecycle();
+  jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
+  jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
+});
+
+afterEach(() => jest.restoreAllMocks());
+
+describe('probeForPath', () => {
+  it.each([
+    ['/api/health', 'overall'],
+    ['/api/health?x=1', 'overall'],
+    ['/api/health/live', 'live'],
+    ['/api/health/ready?cachebust=9', 'ready'],
+    ['/api/health/nope', null],
+    ['/api/healthz', null],
+  ])('%s → %p', (path, probe) => {
+    expect(probeForPath(path)).toBe(probe);
+  });
+});
+
+describe('healthReport', () => {
+  it('gives liveness with uptime only, whatever the phase', async () => {
+    const report = await healthReport('live', sources({ phase: () => 'draining' }));
+    expect(report).toEqual({
+      status: 'pass',
+      version: '1.2.3',
+      releaseId: 'abc123',
+      description: 'liveness',
+      checks: {
+        'process:uptime': [
+          {
+            componentType: 'system',
+            observedValue: 42,
+            observedUnit: 's',
+            status: 'pass',
+            time: NOW.toISOString(),
+          },
+        ],
+      },
+    });
+  });
+
+  it('fails readiness while starting', async () => {
+    const report = await healthReport('ready', sources({ phase: () => 'starting' }));
+    expect(report.status).toBe('fail');
+    expect(report.checks['server:lifecycle']![0]).toEqual(
+      expect.objectContaining({ status: 'fail', observedValue: 'starting', output: 'Starting up' }),
+    );
+  });
+
+  it('warns, but stays ready, when a check warns', async () => {
+    const warn: HealthCheck = {
+      name: 'cache:hitRatio',
+      componentType: 'datastore',
+      critical: true,
+      timeoutMs: 100,
+      run: () => ({ status: 'warn', observedValue: 0.2 }),
+    };
+    const report = await healthReport('ready', sources({ checks: () => [warn] }));
+    expect(report.status).toBe('warn');
+    expect(Object.keys(report.checks)).toEqual(['server:lifecycle', 'cache:hitRatio']);
+  });
+
+  it('logs a transition once, not every probe', async () => {
+    const write = jest.spyOn(process.stderr, 'write');
+    const failing: HealthCheck = {
+      name: 'db:x',
+      componentType: 'datastore',
+      critical: true,
+      timeoutMs: 100,
+      run: () => ({ status: 'fail' }),
+    };
+    await healthReport('ready', sources({ checks: () => [failing] }));
+    await healthReport('ready', sources({ checks: () => [failing] }));
+    const lines = write.mock.calls
+      .map(([chunk]) => String(chunk))
+      .filter((line) => line.includes('health.fail'));
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toEqual(
+      expect.objectContaining({ event: 'health.fail', checks: ['db:x'] }),
+    );
+  });
+});
+
+describe('process checks', () => {
+  it('grades against warn and fail thresholds', () => {
+    expect(grade(10, { warn: 200, fail: 1000 })).toBe('pass');
+    expect(grade(200, { warn: 200, fail: 1000 })).toBe('warn');
+    expect(grade(1500, { warn: 200, fail: 1000 })).toBe('fail');
+  });
+
+  it('reports event-loop delay in ms and fails when it is very high', async () => {
+    const sample = { eventLoopDelayP99Ms: 1234.56, heapUsedRatio: 0.1, sampledAt: NOW };
+    const result = await eventLoopCheck(() => sample).run(new AbortController().signal);
+    expect(result).toEqual(
+      expect.objectContaining({ status: 'fail', observedValue: 1234.6, observedUnit: 'ms' }),
+    );
+  });
+
+  it('reports heap used as a percentage of the heap limit', async () => {
+    const sample = { eventLoopDelayP99Ms: 1, heapUsedRatio: 0.9, sampledAt: NOW };
+    const result = await heapCheck(() => sample).run(new AbortController().signal);
+    expect(result).toEqual(
+      expect.objectContaining({ status: 'warn', observedValue: 90, observedUnit: 'percent' }),
+    );
+  });
+});

@@ -1,0 +1,71 @@
+// Runs health checks in parallel, each bounded by its own timeout, and folds them into one status.
+import type { CheckObservation, HealthCheck, HealthStatus } from './types';
+
+const RANK: Record<HealthStatus, number> = { pass: 0, warn: 1, fail: 2 };
+
+export function worstStatus(statuses: Iterable<HealthStatus>): HealthStatus {
+  let worst: HealthStatus = 'pass';
+  for (const status of statuses) if (RANK[status] > RANK[worst]) worst = status;
+  return worst;
+}
+
+/** A non-critical check cannot make the whole report worse than warn. */
+export function contribution(check: Pick<HealthCheck, 'critical'>, status: HealthStatus): HealthStatus {
+  return !check.critical && status === 'fail' ? 'warn' : status;
+}
+
+export async function runCheck(
+  check: HealthCheck,
+  now: () => Date = () => new Date(),
+): Promise<CheckObservation> {
+  const controller = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<CheckObservation>((resolve) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      resolve({
+        componentType: check.componentType,
+        status: 'fail',
+        time: now().toISOString(),
+        output: `Timed out after ${check.timeoutMs} ms`,
+      });
+    }, check.timeoutMs);
+  });
+  const attempt = (async (): Promise<CheckObservation> => {
+    try {
+      const result = await check.run(controller.signal);
+      return { componentType: check.componentType, ...result, time: now().toISOString() };
+    } catch (error) {
+      // The message only: a stack trace could reveal file paths.
+      const message = error instanceof Error ? error.message : String(error);
+      return {
+        componentType: check.componentType,
+        status: 'fail',
+        time: now().toISOString(),
+        output: message,
+      };
+    }
+  })();
+  try {
+    return await Promise.race([attempt, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export interface ChecksOutcome {
+  status: HealthStatus;
+  checks: Record<string, CheckObservation[]>;
+}
+
+export async function runChecks(checks: readonly HealthCheck[]): Promise<ChecksOutcome> {
+  const observations = await Promise.all(checks.map((check) => runCheck(check)));
+  const result: Record<string, CheckObservation[]> = {};
+  const contributions: HealthStatus[] = [];
+  checks.forEach((check, index) => {
+    const observation = observations[index]!;
+    (result[check.name] ??= []).push(observation);
+    contributions.push(contribution(check, observation.status));
+  });
+  return { status: worstStatus(contributions), checks: result };
+}

@@ -1,0 +1,47 @@
+// The health report's shape, after the IETF draft "Health Check Response Format for HTTP APIs"
+// (draft-inadarei-api-health-check-06).
+
+export type HealthStatus = 'pass' | 'warn' | 'fail';
+
+/** One observation, as it appears under `checks` in the report. */
+export interface CheckObservation {
+  componentType?: 'component' | 'datastore' | 'system';
+  observedValue?: number | string | boolean;
+  observedUnit?: string;
+  status: HealthStatus;
+  /** When the value was observed (ISO 8601). */
+  time: string;
+  /** Why a check did not pass. Never a stack trace, host name or path. */
+  output?: string;
+}
+
+/** What a check's `run` returns; `time` and `componentType` are filled in for it. */
+export interface CheckResult {
+  status: HealthStatus;
+  observedValue?: number | string | boolean;
+  observedUnit?: string;
+  output?: string;
+}
+
+export interface HealthCheck {
+  /** The report key, `component:measurement`, e.g. `postgres:responseTime`. */
+  name: string;
+  componentType: 'component' | 'datastore' | 'system';
+  /**
+   * A critical check's fail makes the whole report fail (readiness 503, the replica leaves the
+   * load balancer). A non-critical one's fail only makes it warn.
+   */
+  critical: boolean;
+  /** After this the check counts as failed, so the probe itself never times out. */
+  timeoutMs: number;
+  run: (signal: AbortSignal) => CheckResult | Promise<CheckResult>;
+}
+
+export interface HealthReport {
+  status: HealthStatus;
+  version: string;
+  releaseId: string;
+  description?: string;
+  checks: Record<string, CheckObservation[]>;
+  output?: string;
+}

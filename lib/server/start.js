@@ -1,0 +1,85 @@
+#!/usr/bin/env node
+// The production (and development) server: Next's request handler behind a plain node:http server
+// that this app owns, so it can drain on SIGTERM, track in-flight requests and warm up before it
+// says it is ready. `next start` closes at once on SIGTERM, with no drain.
+const http = require('node:http');
+const path = require('node:path');
+const { readServerConfig } = require('../config/server.js');
+const { installGracefulShutdown } = require('../lifecycle/graceful-shutdown.js');
+const { enterPhase } = require('../lifecycle/state.js');
+const { log } = require('../log/json-line.js');
+
+const ROOT = path.resolve(__dirname, '../..');
+const dev = process.argv.includes('--dev');
+
+/**
+ * Loads the health route once over loopback, so the first real probe does not pay for it.
+ * @param {http.Server} server
+ */
+function warmUp(server) {
+  return new Promise((resolve) => {
+    const address = server.address();
+    if (!address || typeof address === 'string') return resolve(undefined);
+    const host = address.address === '0.0.0.0' || address.address === '::' ? '127.0.0.1' : address.address;
+    const req = http.get({ host, port: address.port, path: '/api/health/live', timeout: 30_000 }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(undefined));
+    });
+    req.on('timeout', () => req.destroy(new Error('warm-up timed out')));
+    req.on('error', (error) => {
+      log('warn', 'server.warm_up_failed', { message: error.message });
+      resolve(undefined);
+    });
+  });
+}
+
+async function main() {
+  const config = readServerConfig();
+  // (process.env's NODE_ENV is typed read-only; at run time it is a plain property.)
+  if (!dev) Object.assign(process.env, { NODE_ENV: 'production' });
+  // Required after NODE_ENV is settled: Next reads it when it loads.
+  const nextModule = require('next');
+  // The package's CommonJS export is the factory itself; its types describe it as `default`.
+  const next = /** @type {typeof nextModule.default} */ (
+    /** @type {unknown} */ (nextModule.default ?? nextModule)
+  );
+  const app = next({ dev, dir: ROOT, hostname: config.host, port: config.port, webpack: true, quiet: false });
+  await app.prepare();
+  const handle = app.getRequestHandler();
+
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch((/** @type {unknown} */ error) => {
+      log('error', 'server.unhandled_request_error', { message: String(error) });
+      if (!res.headersSent) {
+        res.statusCode = 500;
+        res.end();
+      } else {
+        res.destroy();
+      }
+    });
+  });
+  server.keepAliveTimeout = config.keepAliveTimeoutMs;
+  server.headersTimeout = config.keepAliveTimeoutMs + 1000;
+  if (dev) server.on('upgrade', app.getUpgradeHandler());
+
+  installGracefulShutdown({ server, drainMs: config.drainMs, shutdownTimeoutMs: config.shutdownTimeoutMs });
+
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve(undefined));
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  log('info', 'server.listening', { host: config.host, port, dev });
+  await warmUp(server);
+  enterPhase('ready', { port });
+}
+
+process.on('unhandledRejection', (reason) => {
+  log('error', 'process.unhandled_rejection', { message: String(reason) });
+});
+
+main().catch((error) => {
+  log('error', 'server.start_failed', { message: error instanceof Error ? error.message : String(error) });
+  process.exit(1);
+});
