@@ -1,5 +1,5 @@
 // @ts-check
-const { PHASE_DEVELOPMENT_SERVER } = require('next/constants');
+const { PHASE_DEVELOPMENT_SERVER, PHASE_PRODUCTION_SERVER } = require('next/constants');
 const { securityHeaders } = require('./lib/http/security-headers.js');
 const { packageVersion, resolveRelease } = require('./lib/config/release.js');
 
@@ -18,8 +18,11 @@ module.exports = (phase) => {
     poweredByHeader: false,
     reactStrictMode: true,
     distDir: process.env.NEXT_DIST_DIR || '.next',
-    // Inlined into every bundle at build time: one release for browser, server and health.
-    env: { APP_VERSION: packageVersion(), APP_RELEASE: resolveRelease() },
+    // Inlined into every bundle at build time: one release for browser, server and health. The
+    // running server has no use for it (and a container has no git to ask).
+    ...(phase === PHASE_PRODUCTION_SERVER
+      ? {}
+      : { env: { APP_VERSION: packageVersion(), APP_RELEASE: resolveRelease() } }),
     // A self-contained server folder for the container image (the Dockerfile sets this). Off
     // otherwise, because Next then warns on every start that `next start` cannot serve it.
     ...(process.env.NEXT_OUTPUT === 'standalone' ? { output: 'standalone' } : {}),

@@ -13,6 +13,9 @@ const { enterPhase, lifecycleState } = require('./state.js');
  * @property {NodeJS.Signals[]} [signals]
  */
 
+/** How long flushing error reports and other before-exit work may take, by default. */
+const DEFAULT_FLUSH_TIMEOUT_MS = 2000;
+
 /** @param {number} ms */
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -69,7 +72,7 @@ function installGracefulShutdown({
   server,
   drainMs,
   shutdownTimeoutMs,
-  flushTimeoutMs = 2000,
+  flushTimeoutMs = DEFAULT_FLUSH_TIMEOUT_MS,
   exit = (code) => process.exit(code),
   signals = ['SIGTERM', 'SIGINT'],
 }) {
@@ -123,4 +126,4 @@ function installGracefulShutdown({
   };
 }
 
-module.exports = { installGracefulShutdown, trackRequests };
+module.exports = { installGracefulShutdown, trackRequests, DEFAULT_FLUSH_TIMEOUT_MS };

@@ -2,6 +2,7 @@
 // The production (and development) server: Next's request handler behind a plain node:http server
 // that this app owns, so it can drain on SIGTERM, track in-flight requests and warm up before it
 // says it is ready. `next start` closes at once on SIGTERM, with no drain.
+const fs = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
 const { readServerConfig } = require('../config/server.js');
@@ -11,6 +12,17 @@ const { log } = require('../log/json-line.js');
 
 const ROOT = path.resolve(__dirname, '../..');
 const dev = process.argv.includes('--dev');
+// Written by scripts/assemble-standalone.sh into the container image only.
+const STANDALONE_CONFIG = path.join(__dirname, 'standalone-config.json');
+
+/**
+ * In the container image there is no build tooling to load next.config.js with. Next's own
+ * standalone server.js passes the build's resolved config through this variable; so do we.
+ */
+function applyStandaloneConfigIfPresent() {
+  if (dev || !fs.existsSync(STANDALONE_CONFIG)) return;
+  process.env.__NEXT_PRIVATE_STANDALONE_CONFIG = fs.readFileSync(STANDALONE_CONFIG, 'utf8');
+}
 
 /**
  * Loads the health route once over loopback, so the first real probe does not pay for it.
@@ -37,6 +49,7 @@ async function main() {
   const config = readServerConfig();
   // (process.env's NODE_ENV is typed read-only; at run time it is a plain property.)
   if (!dev) Object.assign(process.env, { NODE_ENV: 'production' });
+  applyStandaloneConfigIfPresent();
   // Required after NODE_ENV is settled: Next reads it when it loads.
   const nextModule = require('next');
   // The package's CommonJS export is the factory itself; its types describe it as `default`.

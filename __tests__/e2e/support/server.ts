@@ -5,8 +5,6 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import { ROOT } from './paths';
 
-export const SERVER_ENTRY = path.join(ROOT, 'lib/server/start.js');
-
 export interface RunningServer {
   url: string;
   port: number;
@@ -49,15 +47,18 @@ export async function startServer({
   distDir,
   env = {},
   nodeOptions,
+  root = ROOT,
 }: {
   distDir: string;
   env?: Record<string, string>;
   nodeOptions?: string;
+  /** Where the app lives: the repository, or an assembled standalone folder. */
+  root?: string;
 }): Promise<RunningServer> {
   const port = await freePort();
   const started = Date.now();
-  const child = spawn(process.execPath, [SERVER_ENTRY], {
-    cwd: ROOT,
+  const child = spawn(process.execPath, [path.join(root, 'lib/server/start.js')], {
+    cwd: root,
     env: {
       ...process.env,
       NEXT_TELEMETRY_DISABLED: '1',

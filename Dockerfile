@@ -1,0 +1,34 @@
+# syntax=docker/dockerfile:1
+# Multi-stage image: install and build with the full toolchain, run from the standalone output as a
+# non-root user with nothing but node and the traced server files.
+
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+ENV NEXT_TELEMETRY_DISABLED=1
+COPY package.json package-lock.json ./
+RUN npm ci
+COPY . .
+# Read at build time and inlined into the bundles (see README, "Configuration").
+ARG SENTRY_DSN=""
+ARG SENTRY_ENVIRONMENT=""
+ARG SENTRY_RELEASE=""
+ARG SENTRY_TUNNEL_PATH=""
+ENV SENTRY_DSN=${SENTRY_DSN} SENTRY_ENVIRONMENT=${SENTRY_ENVIRONMENT} \
+    SENTRY_RELEASE=${SENTRY_RELEASE} SENTRY_TUNNEL_PATH=${SENTRY_TUNNEL_PATH}
+RUN NEXT_OUTPUT=standalone npm run build \
+ && bash scripts/assemble-standalone.sh .next /out
+
+FROM ${NODE_IMAGE} AS runtime
+WORKDIR /app
+ENV NODE_ENV=production NEXT_TELEMETRY_DISABLED=1 HOST=0.0.0.0 PORT=3000
+# The base image's unprivileged `node` user (uid 1000) owns nothing it could rewrite: files are
+# root-owned and read-only to it; only .next/cache is writable (a volume on Kubernetes).
+COPY --from=build /out ./
+RUN mkdir -p .next/cache && chown node:node .next/cache
+USER node
+EXPOSE 3000
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 CMD ["node", "lib/server/healthcheck.js"]
+STOPSIGNAL SIGTERM
+CMD ["node", "lib/server/start.js"]

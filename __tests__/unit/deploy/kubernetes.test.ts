@@ -1,0 +1,181 @@
+/** @jest-environment node */
+// The deployment files must agree with the app: probe paths it serves, the port it listens on, and a
+// grace period that covers its whole shutdown.
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { readServerConfig } from '../../../lib/config/server';
+import { probeForPath } from '../../../lib/health/endpoints';
+import { DEFAULT_FLUSH_TIMEOUT_MS } from '../../../lib/lifecycle/graceful-shutdown';
+
+const ROOT = path.resolve(__dirname, '../../..');
+const K8S = path.join(ROOT, 'deploy/kubernetes');
+
+// Only the fields these tests read.
+interface Probe {
+  httpGet: { path: string; port: string | number };
+  timeoutSeconds?: number;
+  periodSeconds?: number;
+}
+interface Container {
+  name: string;
+  ports: { name: string; containerPort: number }[];
+  env?: { name: string; value: string }[];
+  startupProbe: Probe;
+  livenessProbe: Probe;
+  readinessProbe: Probe;
+  lifecycle?: { preStop?: { sleep?: { seconds: number } } };
+  resources: { requests: Record<string, string>; limits: Record<string, string> };
+  securityContext: { readOnlyRootFilesystem?: boolean; allowPrivilegeEscalation?: boolean };
+  volumeMounts: { name: string; mountPath: string }[];
+}
+interface Manifest {
+  kind: string;
+  metadata: { name: string };
+  spec: Record<string, unknown>;
+}
+
+function load(file: string): Manifest[] {
+  return parseAllDocuments(readFileSync(path.join(K8S, file), 'utf8')).map((doc) => doc.toJS() as Manifest);
+}
+
+const all = [
+  'deployment.yaml',
+  'service.yaml',
+  'pod-disruption-budget.yaml',
+  'horizontal-pod-autoscaler.yaml',
+].flatMap(load);
+const byKind = (kind: string) => {
+  const found = all.find((m) => m.kind === kind);
+  if (!found) throw new Error(`no ${kind} manifest`);
+  return found;
+};
+const deployment = byKind('Deployment') as Manifest & {
+  spec: {
+    replicas: number;
+    selector: { matchLabels: Record<string, string> };
+    template: {
+      metadata: { labels: Record<string, string> };
+      spec: {
+        terminationGracePeriodSeconds: number;
+        securityContext: { runAsNonRoot?: boolean; runAsUser?: number };
+        containers: Container[];
+      };
+    };
+  };
+};
+const container = deployment.spec.template.spec.containers[0]!;
+const env = Object.fromEntries((container.env ?? []).map(({ name, value }) => [name, value]));
+
+describe('Kubernetes Deployment', () => {
+  it('runs two or more replicas', () => {
+    expect(deployment.spec.replicas).toBeGreaterThanOrEqual(2);
+  });
+
+  it('probes the three health paths the app serves, for the right purpose', () => {
+    expect(probeForPath(container.livenessProbe.httpGet.path)).toBe('live');
+    expect(probeForPath(container.readinessProbe.httpGet.path)).toBe('ready');
+    expect(probeForPath(container.startupProbe.httpGet.path)).toBe('overall');
+  });
+
+  it('probes the port the app listens on', () => {
+    const http = container.ports.find((p) => p.name === 'http');
+    expect(http).toBeDefined();
+    expect(http!.containerPort).toBe(readServerConfig(env).port);
+    for (const probe of [container.startupProbe, container.livenessProbe, container.readinessProbe]) {
+      expect(probe.httpGet.port).toBe('http');
+      expect(probe.timeoutSeconds).toBeGreaterThanOrEqual(1);
+    }
+  });
+
+  it('gives the pod a grace period that covers preStop, drain, in-flight requests and the flush', () => {
+    const config = readServerConfig({ ...env, KUBERNETES_SERVICE_HOST: 'in-cluster' });
+    const preStopMs = (container.lifecycle?.preStop?.sleep?.seconds ?? 0) * 1000;
+    const needed = preStopMs + config.drainMs + config.shutdownTimeoutMs + DEFAULT_FLUSH_TIMEOUT_MS;
+    expect(config.drainMs).toBeGreaterThan(0);
+    expect(deployment.spec.template.spec.terminationGracePeriodSeconds * 1000).toBeGreaterThanOrEqual(needed);
+  });
+
+  it('sets resource requests and limits', () => {
+    expect(container.resources.requests).toEqual(
+      expect.objectContaining({ cpu: expect.any(String), memory: expect.any(String) }),
+    );
+    expect(container.resources.limits).toEqual(expect.objectContaining({ memory: expect.any(String) }));
+  });
+
+  it('runs as non-root on a read-only root filesystem, with the folders Next writes to mounted', () => {
+    expect(deployment.spec.template.spec.securityContext.runAsNonRoot).toBe(true);
+    expect(container.securityContext.readOnlyRootFilesystem).toBe(true);
+    expect(container.securityContext.allowPrivilegeEscalation).toBe(false);
+    expect(container.volumeMounts.map((m) => m.mountPath)).toEqual(
+      expect.arrayContaining(['/app/.next/cache', '/tmp']),
+    );
+  });
+});
+
+describe('Service, PodDisruptionBudget and HorizontalPodAutoscaler', () => {
+  const labels = deployment.spec.template.metadata.labels;
+
+  it('route to the container port by name and select the Deployment pods', () => {
+    const service = byKind('Service').spec as {
+      selector: Record<string, string>;
+      ports: { targetPort: string }[];
+    };
+    expect(service.ports[0]!.targetPort).toBe('http');
+    expect(labels).toEqual(expect.objectContaining(service.selector));
+    expect(labels).toEqual(expect.objectContaining(deployment.spec.selector.matchLabels));
+  });
+
+  it('keep at least one pod through voluntary disruptions', () => {
+    const pdb = byKind('PodDisruptionBudget').spec as {
+      minAvailable: number;
+      selector: { matchLabels: Record<string, string> };
+    };
+    expect(pdb.minAvailable).toBeGreaterThanOrEqual(1);
+    expect(labels).toEqual(expect.objectContaining(pdb.selector.matchLabels));
+  });
+
+  it('scale the Deployment between two and more replicas', () => {
+    const hpa = byKind('HorizontalPodAutoscaler').spec as {
+      scaleTargetRef: { kind: string; name: string };
+      minReplicas: number;
+      maxReplicas: number;
+    };
+    expect(hpa.scaleTargetRef).toEqual(
+      expect.objectContaining({ kind: 'Deployment', name: deployment.metadata.name }),
+    );
+    expect(hpa.minReplicas).toBeGreaterThanOrEqual(2);
+    expect(hpa.maxReplicas).toBeGreaterThan(hpa.minReplicas);
+  });
+});
+
+describe('Dockerfile', () => {
+  const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
+  const instructions = dockerfile.split('\n').filter((line) => /^[A-Z]+\s/.test(line));
+
+  it('is multi-stage and runs as a non-root user', () => {
+    expect(instructions.filter((line) => line.startsWith('FROM ')).length).toBeGreaterThanOrEqual(2);
+    const user = instructions.filter((line) => line.startsWith('USER ')).at(-1);
+    expect(user).toBeDefined();
+    expect(user).not.toMatch(/USER\s+(root|0)\b/);
+  });
+
+  it('builds standalone output and assembles it with the script the tests boot', () => {
+    expect(dockerfile).toMatch(/NEXT_OUTPUT=standalone npm run build/);
+    expect(dockerfile).toContain('scripts/assemble-standalone.sh');
+  });
+
+  it('checks liveness with the image’s own node, and starts the app’s server', () => {
+    const healthcheck = instructions.find((line) => line.startsWith('HEALTHCHECK '));
+    expect(healthcheck).toContain('CMD ["node", "lib/server/healthcheck.js"]');
+    expect(existsSync(path.join(ROOT, 'lib/server/healthcheck.js'))).toBe(true);
+    expect(readFileSync(path.join(ROOT, 'lib/server/healthcheck.js'), 'utf8')).toContain(
+      "'/api/health/live'",
+    );
+    expect(instructions.at(-1)).toBe('CMD ["node", "lib/server/start.js"]');
+  });
+
+  it('exposes the port the manifests use', () => {
+    expect(instructions).toContain(`EXPOSE ${container.ports[0]!.containerPort}`);
+  });
+});

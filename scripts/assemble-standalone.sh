@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Assembles the runnable server from a standalone build: Next's traced server files and
+# node_modules, the static assets, public/, and the app's own server entry with what it requires.
+# The Dockerfile runs this; so does the test that boots the result, so the two cannot drift apart.
+# Usage: scripts/assemble-standalone.sh DIST_DIR DEST
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+dist="${1:?usage: assemble-standalone.sh DIST_DIR DEST}"
+dest="${2:?usage: assemble-standalone.sh DIST_DIR DEST}"
+
+if [ ! -d "$dist/standalone" ]; then
+  echo "No standalone output in $dist: build with NEXT_OUTPUT=standalone first." >&2
+  exit 1
+fi
+
+mkdir -p "$dest"
+cp -R "$dist/standalone/." "$dest/"
+# Next's own standalone entry point is replaced by ours.
+rm -f "$dest/server.js"
+mkdir -p "$dest/$dist"
+cp -R "$dist/static" "$dest/$dist/static"
+cp -R public "$dest/public"
+# The server entry and the CommonJS modules it requires at run time.
+for dir in lib/server lib/config lib/lifecycle lib/log lib/http; do
+  mkdir -p "$dest/$dir"
+  cp "$dir"/*.js "$dest/$dir/"
+done
+# The build's resolved Next config. The standalone folder has no build tooling to load
+# next.config.js with, so the server hands this to Next instead (as Next's own standalone server.js does).
+node -e '
+  const fs = require("fs");
+  const { config } = JSON.parse(fs.readFileSync(process.argv[1], "utf8"));
+  fs.writeFileSync(process.argv[2], JSON.stringify(config));
+' "$dist/required-server-files.json" "$dest/lib/server/standalone-config.json"
+# Sources that the tracer copies along are not needed to run.
+rm -rf "$dest/pages"
