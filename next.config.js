@@ -1,7 +1,9 @@
 // @ts-check
+const path = require('node:path');
 const { PHASE_DEVELOPMENT_SERVER, PHASE_PRODUCTION_SERVER } = require('next/constants');
 const { securityHeaders } = require('./lib/http/security-headers.js');
-const { packageVersion, resolveRelease } = require('./lib/config/release.js');
+const { packageVersion } = require('./lib/config/release.js');
+const { inlinedReportingEnv, readReportingConfig } = require('./lib/config/reporting.js');
 
 /**
  * Pages are TypeScript (`.tsx`, `.ts`). Fixture pages (`*.fixture.jsx`) throw on purpose for the
@@ -11,24 +13,102 @@ const { packageVersion, resolveRelease } = require('./lib/config/release.js');
  */
 const withFixtures = process.env.APP_SHELL_FIXTURES === '1';
 
+/**
+ * Reads and checks the reporting settings; a bad value stops the build with one line.
+ * @param {boolean} dev
+ */
+function reportingEnv(dev) {
+  try {
+    return inlinedReportingEnv(readReportingConfig(process.env, { dev }));
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exit(1);
+  }
+}
+
+/**
+ * What the error screens say about the service (lib/config/site.ts), always defined so the bundles
+ * get constants instead of a run-time `process.env` lookup.
+ * @param {Record<string, string | undefined>} env
+ */
+function siteEnv(env) {
+  return {
+    APP_SERVICE_NAME: env.NEXT_PUBLIC_SERVICE_NAME?.trim() ?? '',
+    APP_HOME_HREF: env.NEXT_PUBLIC_HOME_HREF?.trim() ?? '',
+    APP_CONTACT_HREF: env.NEXT_PUBLIC_CONTACT_HREF?.trim() ?? '',
+    APP_CONTACT_LABEL: env.NEXT_PUBLIC_CONTACT_LABEL?.trim() ?? '',
+  };
+}
+
 /** @type {(phase: string) => import('next').NextConfig} */
 module.exports = (phase) => {
   const dev = phase === PHASE_DEVELOPMENT_SERVER;
+  // Inlined into every bundle at build time: one release and one reporting setup for browser,
+  // server and health. The running production server reads the build's values instead (see
+  // lib/server/build-settings.js): a container has no git to ask, and must not disagree with its bundles.
+  const buildTimeEnv =
+    phase === PHASE_PRODUCTION_SERVER
+      ? null
+      : { APP_VERSION: packageVersion(), ...reportingEnv(dev), ...siteEnv(process.env) };
   return {
     poweredByHeader: false,
     reactStrictMode: true,
+    // The client router's bloom filter exists to hard-navigate from Pages Router links to App
+    // Router routes. This app has no App Router, and the filter costs every page ~500 bytes of
+    // first-load JS (gzip) once any dynamic route, such as the health catch-all, exists.
+    experimental: { clientRouterFilter: false },
     distDir: process.env.NEXT_DIST_DIR || '.next',
-    // Inlined into every bundle at build time: one release for browser, server and health. The
-    // running server has no use for it (and a container has no git to ask).
-    ...(phase === PHASE_PRODUCTION_SERVER
-      ? {}
-      : { env: { APP_VERSION: packageVersion(), APP_RELEASE: resolveRelease() } }),
+    // Loaded from node_modules on the server, not bundled: the server entry (lib/server/start.js)
+    // requires it too, so both share one copy, and the standalone output traces it into the image.
+    serverExternalPackages: ['@sentry/core'],
+    ...(buildTimeEnv ? { env: buildTimeEnv } : {}),
     // A self-contained server folder for the container image (the Dockerfile sets this). Off
     // otherwise, because Next then warns on every start that `next start` cannot serve it.
     ...(process.env.NEXT_OUTPUT === 'standalone' ? { output: 'standalone' } : {}),
     pageExtensions: withFixtures ? ['tsx', 'ts', 'fixture.jsx'] : ['tsx', 'ts'],
     async headers() {
       return [{ source: '/:path*', headers: securityHeaders({ dev }) }];
+    },
+    webpack(config, { webpack, isServer, buildId }) {
+      if (!isServer && buildTimeEnv?.APP_SENTRY_DSN) {
+        // The browser SDK as an entry of its own, loaded by a script element once the page is idle
+        // (lib/reporting/browser/reporter.ts). A dynamic import() would add webpack's chunk-loading
+        // runtime to every page's first-load JS. The build id in the name makes it cacheable forever.
+        const filename = `static/chunks/reporting-${buildId}.js`;
+        const nextEntries = config.entry;
+        config.entry = async () => ({
+          ...(await nextEntries()),
+          'app-shell-reporting': {
+            import: path.join(__dirname, 'lib/reporting/browser/sdk-entry.ts'),
+            filename,
+          },
+        });
+        // Keep it in one file: chunks split off it would never be loaded by a plain script element.
+        const splitChunks = config.optimization?.splitChunks;
+        if (splitChunks && typeof splitChunks.chunks === 'function') {
+          const nextChunks = splitChunks.chunks;
+          splitChunks.chunks = (/** @type {{ name?: string }} */ chunk) =>
+            chunk.name !== 'app-shell-reporting' && nextChunks(chunk);
+        }
+        config.plugins.push(
+          new webpack.DefinePlugin({
+            'process.env.APP_SENTRY_SDK_URL': JSON.stringify(`/_next/${filename}`),
+          }),
+        );
+      }
+      if (!isServer) {
+        // Leave Sentry's debug logging, tracing and replay code out of the lazily loaded SDK chunk.
+        config.plugins.push(
+          new webpack.DefinePlugin({
+            __SENTRY_DEBUG__: false,
+            __SENTRY_TRACING__: false,
+            __RRWEB_EXCLUDE_IFRAME__: true,
+            __RRWEB_EXCLUDE_SHADOW_DOM__: true,
+            __SENTRY_EXCLUDE_REPLAY_WORKER__: true,
+          }),
+        );
+      }
+      return config;
     },
   };
 };

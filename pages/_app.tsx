@@ -1,14 +1,20 @@
 import type { AppProps } from 'next/app';
 import { ErrorBoundary } from '../components/error-boundary/ErrorBoundary';
 import { ErrorScreen } from '../components/error-screen/ErrorScreen';
+import { clientException } from '../components/error-screen/copy/client-exception';
+import { reportBrowserError, startBrowserReporting } from '../lib/reporting/browser/reporter';
 import '../components/theme/global.css';
+
+// As early as page code runs: buffers errors until the SDK loads when the page is idle.
+startBrowserReporting();
 
 export default function App({ Component, pageProps, router }: AppProps) {
   return (
     <ErrorBoundary
       resetKey={router.asPath}
+      onError={(error) => reportBrowserError(error, 'react-error-boundary')}
       fallback={({ reset, reference }) => (
-        <ErrorScreen kind="client-exception" onRetry={reset} reference={reference} />
+        <ErrorScreen copy={clientException} onRetry={reset} reference={reference} />
       )}
     >
       <Component {...pageProps} />

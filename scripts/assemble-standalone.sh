@@ -22,7 +22,8 @@ mkdir -p "$dest/$dist"
 cp -R "$dist/static" "$dest/$dist/static"
 cp -R public "$dest/public"
 # The server entry and the CommonJS modules it requires at run time.
-for dir in lib/server lib/config lib/lifecycle lib/log lib/http; do
+for dir in lib/server lib/config lib/lifecycle lib/log lib/http lib/reporting; do
+  compgen -G "$dir/*.js" >/dev/null || continue
   mkdir -p "$dest/$dir"
   cp "$dir"/*.js "$dest/$dir/"
 done

@@ -1,7 +1,6 @@
 import { Component, type ErrorInfo, type ReactNode } from 'react';
 
 export interface FallbackProps {
-  error: unknown;
   /** The error report's id, when the reporter gave one. */
   reference?: string;
   reset: () => void;
@@ -17,7 +16,6 @@ export interface ErrorBoundaryProps {
 }
 
 interface State {
-  error: unknown;
   hasError: boolean;
   reference?: string;
   resetKey?: unknown;
@@ -28,15 +26,15 @@ interface State {
  * first-load JS, while this one hands errors to the lazily loaded SDK through `onError`.
  */
 export class ErrorBoundary extends Component<ErrorBoundaryProps, State> {
-  state: State = { error: null, hasError: false, resetKey: this.props.resetKey };
+  state: State = { hasError: false, resetKey: this.props.resetKey };
 
-  static getDerivedStateFromError(error: unknown): Partial<State> {
-    return { error, hasError: true };
+  static getDerivedStateFromError(): Partial<State> {
+    return { hasError: true };
   }
 
   static getDerivedStateFromProps(props: ErrorBoundaryProps, state: State): Partial<State> | null {
     if (props.resetKey !== state.resetKey) {
-      return { error: null, hasError: false, reference: undefined, resetKey: props.resetKey };
+      return { hasError: false, reference: undefined, resetKey: props.resetKey };
     }
     return null;
   }
@@ -52,16 +50,12 @@ export class ErrorBoundary extends Component<ErrorBoundaryProps, State> {
   }
 
   reset = () => {
-    this.setState({ error: null, hasError: false, reference: undefined });
+    this.setState({ hasError: false, reference: undefined });
   };
 
   render() {
     if (this.state.hasError) {
-      return this.props.fallback({
-        error: this.state.error,
-        reference: this.state.reference,
-        reset: this.reset,
-      });
+      return this.props.fallback({ reference: this.state.reference, reset: this.reset });
     }
     return this.props.children;
   }

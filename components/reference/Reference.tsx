@@ -1,13 +1,9 @@
 import { useState } from 'react';
 import { useHydrated } from '../../lib/client/use-hydrated';
-import styles from './Reference.module.css';
+import { shortReference } from '../../lib/reporting/reference';
 
-/** Sentry event ids are 32 hex digits; the first 8 are enough to quote and are searchable as a tag. */
-export const SHORT_REFERENCE_LENGTH = 8;
-
-export function shortReference(id: string): string {
-  return id.replace(/-/g, '').slice(0, SHORT_REFERENCE_LENGTH).toUpperCase();
-}
+// Sentry event ids are 32 hex digits; the first 8 are enough to quote, and every report carries
+// them as its `reference` tag, so an operator can search for what a person reads out.
 
 async function copyText(text: string): Promise<boolean> {
   try {
@@ -24,15 +20,15 @@ export function Reference({ id }: { id: string }) {
   const [copied, setCopied] = useState<boolean | null>(null);
   const short = shortReference(id);
   return (
-    <p className={styles.reference}>
+    <p className="es-reference">
       If you contact us about this, quote reference{' '}
-      <code className={styles.code} data-reference={id}>
+      <code className="es-code" data-reference={id}>
         {short}
       </code>
       {hydrated && (
         <button
           type="button"
-          className={styles.copy}
+          className="es-copy"
           onClick={() => {
             void copyText(short).then(setCopied);
           }}

@@ -6,6 +6,8 @@ const fs = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
 const { readServerConfig } = require('../config/server.js');
+const { createTunnel } = require('../reporting/tunnel.js');
+const { readBuildSettings, serverDsn } = require('./build-settings.js');
 const { installGracefulShutdown } = require('../lifecycle/graceful-shutdown.js');
 const { enterPhase } = require('../lifecycle/state.js');
 const { log } = require('../log/json-line.js');
@@ -45,8 +47,40 @@ function warmUp(server) {
   });
 }
 
+/**
+ * Reports a process-level error through the reporter instrumentation installed, or logs it.
+ * @param {unknown} error
+ * @param {string} mechanism
+ */
+function reportProcessError(error, mechanism) {
+  const KEY = Symbol.for('app-shell.report-server-error');
+  const reporter =
+    /** @type {Record<symbol, ((e: unknown, c: object) => string | undefined) | undefined>} */ (
+      /** @type {unknown} */ (globalThis)
+    )[KEY];
+  let reported;
+  try {
+    reported = reporter?.(error, { route: '(process)', method: '-', status: 500, mechanism });
+  } catch {
+    // fall through to the log line
+  }
+  if (!reported) log('error', `process.${mechanism}`, { message: String(error) });
+}
+
 async function main() {
   const config = readServerConfig();
+  const build = readBuildSettings({
+    root: ROOT,
+    dev,
+    env: process.env,
+    standaloneConfigPath: STANDALONE_CONFIG,
+  });
+  const dsn = serverDsn(process.env, build);
+  // instrumentation.ts reads it from here once Next has loaded.
+  if (dsn) process.env.SENTRY_DSN = dsn;
+  const tunnelPath = build.APP_SENTRY_TUNNEL_PATH;
+  const tunnel = dsn && tunnelPath ? createTunnel({ dsn, path: tunnelPath }) : null;
+
   // (process.env's NODE_ENV is typed read-only; at run time it is a plain property.)
   if (!dev) Object.assign(process.env, { NODE_ENV: 'production' });
   applyStandaloneConfigIfPresent();
@@ -61,6 +95,11 @@ async function main() {
   const handle = app.getRequestHandler();
 
   const server = http.createServer((req, res) => {
+    // One string comparison is all other requests pay for the tunnel.
+    if (tunnel?.matches(req.url)) {
+      void tunnel.handle(req, res);
+      return;
+    }
     handle(req, res).catch((/** @type {unknown} */ error) => {
       log('error', 'server.unhandled_request_error', { message: String(error) });
       if (!res.headersSent) {
@@ -88,9 +127,10 @@ async function main() {
   enterPhase('ready', { port });
 }
 
-process.on('unhandledRejection', (reason) => {
-  log('error', 'process.unhandled_rejection', { message: String(reason) });
-});
+// Like `next start`: report and keep serving. (An uncaught exception is not a reason to drop every
+// other request in flight; the orchestrator's liveness probe decides whether the process is wedged.)
+process.on('unhandledRejection', (reason) => reportProcessError(reason, 'unhandled_rejection'));
+process.on('uncaughtException', (error) => reportProcessError(error, 'uncaught_exception'));
 
 main().catch((error) => {
   log('error', 'server.start_failed', { message: error instanceof Error ? error.message : String(error) });

@@ -1,0 +1,12 @@
+// The words on each error screen, one module per state so a page carries only the states it can
+// show (every page: "stopped working", for the _app boundary). Plain language after the GOV.UK
+// Design System's "Page not found" and "There is a problem with the service" patterns: no status
+// codes, no blame, always a next step.
+import type { ErrorKind } from '../../../lib/errors/status';
+
+export interface ScreenCopy {
+  kind: ErrorKind;
+  /** The one <h1>; also the start of the <title>. */
+  heading: string;
+  paragraphs: string[];
+}

@@ -1,0 +1,83 @@
+// The browser SDK, loaded lazily once the page is idle (see ./reporter.ts). Built from
+// @sentry/react's parts rather than its `init`, so only the integrations listed here are bundled:
+// no tracing, no replay, no session tracking, no console breadcrumbs.
+import {
+  BrowserClient,
+  breadcrumbsIntegration,
+  browserApiErrorsIntegration,
+  dedupeIntegration,
+  defaultStackParser,
+  eventFiltersIntegration,
+  globalHandlersIntegration,
+  httpContextIntegration,
+  linkedErrorsIntegration,
+  makeFetchTransport,
+  Scope,
+  setCurrentClient,
+} from '@sentry/react';
+import { scrubBreadcrumbOrDrop, scrubEvent } from '../scrub';
+import { shortReference } from '../reference';
+import type { LoadedSdk, Mechanism } from './reporter';
+
+/** The route pattern Next is showing (`/orders/[id]`), not the URL with its parameters. */
+function currentRoute(): string {
+  const next = (window as unknown as { next?: { router?: { pathname?: string } } }).next;
+  return next?.router?.pathname ?? window.location.pathname;
+}
+
+export function startSdk(): LoadedSdk {
+  const client = new BrowserClient({
+    dsn: process.env.APP_SENTRY_DSN,
+    release: process.env.APP_RELEASE,
+    environment: process.env.APP_SENTRY_ENVIRONMENT,
+    // Same origin, chosen at build time: ad-blockers do not drop it and CSP keeps connect-src 'self'.
+    tunnel: process.env.APP_SENTRY_TUNNEL_PATH,
+    transport: makeFetchTransport,
+    stackParser: defaultStackParser,
+    integrations: [
+      eventFiltersIntegration(),
+      browserApiErrorsIntegration(),
+      // (Console breadcrumbs are a separate integration in v11, left out: logs can hold anything.)
+      breadcrumbsIntegration({ dom: true, fetch: true, history: true, xhr: true, sentry: false }),
+      globalHandlersIntegration(),
+      linkedErrorsIntegration(),
+      dedupeIntegration(),
+      httpContextIntegration(),
+    ],
+    // Sentry v11 collects more by default than v10 did; collect nothing about the visitor beyond
+    // the user agent.
+    dataCollection: {
+      userInfo: false,
+      cookies: false,
+      httpHeaders: { request: { allow: ['user-agent'] }, response: false },
+      httpBodies: [],
+      urlQueryParams: false,
+      stackFrameVariables: false,
+    },
+    // Known noise: browser extensions' own errors and ResizeObserver's benign loop notices.
+    ignoreErrors: [/ResizeObserver loop (limit exceeded|completed with undelivered notifications)/],
+    denyUrls: [/^(chrome|moz|safari|safari-web|ms-browser)-extension:\/\//, /^webkit-masked-url:/],
+    sendClientReports: false,
+    beforeSend: (event) => scrubEvent(event),
+    beforeBreadcrumb: (crumb) => scrubBreadcrumbOrDrop(crumb),
+  });
+  setCurrentClient(client);
+  client.init();
+  client.addEventProcessor((event) => ({
+    ...event,
+    tags: { route: currentRoute(), ...event.tags },
+  }));
+
+  return {
+    capture(error, id, mechanism: Mechanism) {
+      try {
+        const scope = new Scope();
+        scope.setTags({ mechanism, reference: shortReference(id), route: currentRoute() });
+        const handled = mechanism === 'react-error-boundary';
+        client.captureException(error, { event_id: id, mechanism: { type: mechanism, handled } }, scope);
+      } catch {
+        // Reporting must never be a new failure.
+      }
+    },
+  };
+}
