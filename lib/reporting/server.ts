@@ -130,7 +130,8 @@ export function initServerReporting(config: ServerReportingConfig): void {
       cookies: false,
       httpHeaders: { request: { allow: ['user-agent'] }, response: false },
       httpBodies: [],
-      urlQueryParams: false,
+      // Kept, minus anything secret-looking: Sentry filters its own list, then scrubEvent ours.
+      urlQueryParams: true,
       stackFrameVariables: false,
     },
     sendClientReports: false,

@@ -167,8 +167,9 @@ function createTunnel(options) {
           signal: AbortSignal.timeout(timeoutMs),
         });
       } catch (error) {
-        const timedOut =
-          error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
+        // By name, not class: the abort error is a DOMException, from another realm in some hosts.
+        const name = typeof error === 'object' && error !== null && 'name' in error ? String(error.name) : '';
+        const timedOut = name === 'TimeoutError' || name === 'AbortError';
         log('warn', 'reporting.tunnel_forward_failed', { reason: timedOut ? 'timeout' : 'unreachable' });
         answer(
           res,

@@ -3,7 +3,8 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { FIXTURE_DIST, PRODUCTION_DIST, ROOT } from './paths';
+import { FIXTURE_DIST, PRODUCTION_DIST, REPORTING_DIST, ROOT } from './paths';
+import { freePort } from './server';
 
 function build(distDir: string, extraEnv: Record<string, string>) {
   if (process.env.E2E_SKIP_BUILD === '1' && existsSync(path.join(ROOT, distDir, 'BUILD_ID'))) return;
@@ -19,4 +20,11 @@ function build(distDir: string, extraEnv: Record<string, string>) {
 export default async function globalSetup() {
   build(PRODUCTION_DIST, {});
   build(FIXTURE_DIST, { APP_SHELL_FIXTURES: '1' });
+  // The DSN is baked into the browser bundle, so the local ingest's port is chosen now; the tests
+  // read it back from the build (support/reporting-build.ts) and listen on it.
+  const ingestPort = await freePort();
+  build(REPORTING_DIST, {
+    APP_SHELL_FIXTURES: '1',
+    SENTRY_DSN: `http://publickey@127.0.0.1:${ingestPort}/1`,
+  });
 }

@@ -51,7 +51,8 @@ export function startSdk(): LoadedSdk {
       cookies: false,
       httpHeaders: { request: { allow: ['user-agent'] }, response: false },
       httpBodies: [],
-      urlQueryParams: false,
+      // Kept, minus anything secret-looking: Sentry filters its own list, then scrubEvent ours.
+      urlQueryParams: true,
       stackFrameVariables: false,
     },
     // Known noise: browser extensions' own errors and ResizeObserver's benign loop notices.

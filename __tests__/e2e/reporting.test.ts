@@ -1,0 +1,301 @@
+// Error reports, end to end: real Chromium against a production build whose DSN points at a local
+// ingest. Browser events must come through the same-origin tunnel, each error exactly once, with
+// release and environment, and with the id the screen shows.
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser, openWatchedPage, type WatchedPage } from './support/browser';
+import { rawRequest } from './support/http';
+import { type Ingest, type SentryEventPayload, startIngest } from './support/ingest';
+import { reportingBuild } from './support/reporting-build';
+import { REPORTING_DIST } from './support/paths';
+import { type RunningServer, startServer } from './support/server';
+
+const build = reportingBuild();
+let ingest: Ingest;
+let server: RunningServer;
+let browser: Browser;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** After the first copy arrives, how long a duplicate would have to show up. */
+const DUPLICATE_WINDOW_MS = 1500;
+
+beforeAll(async () => {
+  ingest = await startIngest(build.ingestPort);
+  [server, browser] = await Promise.all([startServer({ distDir: REPORTING_DIST }), launchBrowser()]);
+});
+
+afterAll(async () => {
+  await Promise.all([browser?.close(), server?.stop()]);
+  await ingest?.stop();
+});
+
+beforeEach(() => {
+  ingest.setMode('ok');
+});
+
+/** Waits for the one event carrying `message`, then makes sure no second copy follows. */
+async function exactlyOneEvent(message: string): Promise<SentryEventPayload> {
+  await ingest.waitFor(() => (ingest.eventsWithMessage(message).length > 0 ? true : undefined));
+  await sleep(DUPLICATE_WINDOW_MS);
+  const events = ingest.eventsWithMessage(message);
+  expect(events).toHaveLength(1);
+  const event = events[0]!;
+  expect(event.release).toBe(build.release);
+  expect(event.environment).toBe(build.environment);
+  return event;
+}
+
+/** Browser events must reach the ingest through the tunnel only: never straight from the page. */
+function expectOnlyTunnelTraffic(watched: WatchedPage) {
+  const direct = watched.requests.filter((url) => url.includes(`:${build.ingestPort}`));
+  expect(direct).toEqual([]);
+  expect(watched.requests.some((url) => url.startsWith(`${server.url}${build.tunnelPath}`))).toBe(true);
+}
+
+async function openAndWaitForSdk(path: string, options = {}): Promise<WatchedPage> {
+  const watched = await openWatchedPage(browser, options);
+  const sdkLoaded = watched.page.waitForResponse((response) => /\/reporting-[^/]+\.js$/.test(response.url()));
+  await watched.page.goto(`${server.url}${path}`);
+  expect((await sdkLoaded).status()).toBe(200);
+  await waitForSdkStarted(watched.page);
+  return watched;
+}
+
+async function waitForSdkStarted(page: Page) {
+  await page.waitForFunction(() =>
+    Boolean((window as unknown as Record<symbol, unknown>)[Symbol.for('app-shell.sentry-sdk')]),
+  );
+}
+
+async function shownReference(page: Page): Promise<string> {
+  const code = page.locator('[data-reference]');
+  await code.waitFor();
+  return (await code.getAttribute('data-reference'))!;
+}
+
+describe('browser errors', () => {
+  it('a client render error caught by the _app boundary arrives once, with the id the screen shows', async () => {
+    const watched = await openAndWaitForSdk('/__fixtures__/render-error');
+    await watched.page.getByRole('button', { name: 'Break the page' }).click();
+    const reference = await shownReference(watched.page);
+    const event = await exactlyOneEvent('Fixture render error');
+    expect(event.event_id).toBe(reference);
+    expect(event.tags).toEqual(
+      expect.objectContaining({ route: '/__fixtures__/render-error', mechanism: 'react-error-boundary' }),
+    );
+    expect(await watched.page.locator('[data-reference]').textContent()).toBe(
+      reference.slice(0, 8).toUpperCase(),
+    );
+    expectOnlyTunnelTraffic(watched);
+    expect(await watched.cspViolations()).toEqual([]);
+    await watched.close();
+  });
+
+  it('an error in an event handler arrives once', async () => {
+    const watched = await openAndWaitForSdk('/__fixtures__/event-handler-error');
+    await watched.page.getByRole('button', { name: 'Throw from a click' }).click();
+    const event = await exactlyOneEvent('Fixture event handler error');
+    expect(event.tags?.route).toBe('/__fixtures__/event-handler-error');
+    expectOnlyTunnelTraffic(watched);
+    await watched.close();
+  });
+
+  it('an unhandled rejection arrives once', async () => {
+    const watched = await openAndWaitForSdk('/__fixtures__/unhandled-rejection');
+    await watched.page.getByRole('button', { name: 'Reject a promise' }).click();
+    await exactlyOneEvent('Fixture unhandled rejection');
+    expectOnlyTunnelTraffic(watched);
+    await watched.close();
+  });
+
+  it('an error thrown before the SDK loaded is buffered and arrives once', async () => {
+    const watched = await openWatchedPage(browser);
+    let sdkRequestedAt = Number.POSITIVE_INFINITY;
+    watched.page.on('request', (request) => {
+      if (/\/reporting-[^/]+\.js$/.test(request.url())) sdkRequestedAt = Date.now();
+    });
+    const errorSeen = watched.page.waitForEvent('pageerror');
+    await watched.page.goto(`${server.url}/__fixtures__/early-error`);
+    await errorSeen;
+    const errorAt = Date.now();
+    const event = await exactlyOneEvent('Fixture early error');
+    expect(sdkRequestedAt).toBeGreaterThanOrEqual(errorAt - 50);
+    expect(event.tags?.mechanism).toBe('onerror');
+    expectOnlyTunnelTraffic(watched);
+    await watched.close();
+  });
+
+  it('a client-side exception shown by _error arrives once, with the id the screen shows', async () => {
+    const watched = await openAndWaitForSdk('/__fixtures__/client-navigation');
+    await watched.page.getByRole('link', { name: 'Open the page that fails in the browser' }).click();
+    await watched.page.getByRole('button', { name: 'Reload the page' }).waitFor();
+    const reference = await shownReference(watched.page);
+    const event = await exactlyOneEvent('Fixture client-side exception');
+    expect(event.event_id).toBe(reference);
+    expect(event.tags?.mechanism).toBe('next-error-page');
+    await watched.close();
+  });
+
+  it('leaks no secret from the URL or from a cookie', async () => {
+    const secrets = [
+      'SECRET-QUERY-123',
+      'person@example.com',
+      'SECRET-FRAG-456',
+      'SECRET-COOKIE-789',
+      'SECRET-CODE-1',
+    ];
+    const watched = await openWatchedPage(browser);
+    await watched.page
+      .context()
+      .addCookies([{ name: 'session', value: 'SECRET-COOKIE-789', url: server.url }]);
+    const sdkLoaded = watched.page.waitForResponse((response) =>
+      /\/reporting-[^/]+\.js$/.test(response.url()),
+    );
+    await watched.page.goto(
+      `${server.url}/__fixtures__/render-error?token=SECRET-QUERY-123&email=person%40example.com&code=SECRET-CODE-1&plain=kept#access_token=SECRET-FRAG-456`,
+    );
+    await sdkLoaded;
+    await waitForSdkStarted(watched.page);
+    await watched.page.getByRole('button', { name: 'Break the page' }).click();
+    const reference = await shownReference(watched.page);
+    await ingest.waitFor(() => ingest.events().find((event) => event.event_id === reference));
+    for (const envelope of ingest.envelopes) {
+      for (const secret of secrets) expect(envelope.raw).not.toContain(secret);
+      expect(envelope.headers.cookie).toBeUndefined();
+      expect(envelope.headers.authorization).toBeUndefined();
+      expect(envelope.headers.referer).toBeUndefined();
+      expect(envelope.headers['x-sentry-forwarded-for']).toBeUndefined();
+    }
+    const event = ingest.events().find((e) => e.event_id === reference)!;
+    // The page URL is still useful: the path and harmless parameters survive.
+    expect(event.request?.url).toContain('/__fixtures__/render-error?token=[Filtered]');
+    expect(event.request?.url).toContain('plain=kept');
+    expect(Object.keys(event.request?.headers ?? {})).toEqual(['User-Agent']);
+    expect(event.user).toBeUndefined();
+    await watched.close();
+  });
+});
+
+describe('server errors', () => {
+  it('a server-side render error arrives once, and _error shows its id', async () => {
+    const response = await rawRequest(server.url, '/__fixtures__/server-error?attempt=1');
+    expect(response.status).toBe(500);
+    const reference = response.body.match(/data-reference="([0-9a-f]{32})"/)?.[1];
+    expect(reference).toBeDefined();
+    const event = await exactlyOneEvent('Fixture server render error');
+    expect(event.event_id).toBe(reference);
+    expect(event.tags).toEqual(
+      expect.objectContaining({ route: '/__fixtures__/server-error', method: 'GET', status: '500' }),
+    );
+  });
+
+  it('an API route error arrives once with route, method and status', async () => {
+    const response = await rawRequest(server.url, '/api/__fixtures__/throws', { method: 'POST', body: '{}' });
+    expect(response.status).toBe(500);
+    const event = await exactlyOneEvent('Fixture API route error');
+    expect(event.tags).toEqual(
+      expect.objectContaining({ route: '/api/__fixtures__/throws', method: 'POST', status: '500' }),
+    );
+  });
+
+  it('does not report statuses below 500', async () => {
+    const before = ingest.events().length;
+    expect((await rawRequest(server.url, '/no-such-page')).status).toBe(404);
+    expect((await rawRequest(server.url, '/__fixtures__/bad-request')).status).toBe(400);
+    expect((await rawRequest(server.url, '/api/health/nope')).status).toBe(404);
+    await sleep(DUPLICATE_WINDOW_MS);
+    expect(ingest.events()).toHaveLength(before);
+  });
+});
+
+describe('the tunnel', () => {
+  const envelopeFor = (dsn: string) =>
+    `${JSON.stringify({ event_id: 'a'.repeat(32), dsn })}\n${JSON.stringify({ type: 'event' })}\n${JSON.stringify({ message: 'tunnel test' })}\n`;
+
+  it('forwards an envelope for its own DSN, passing back the ingest status', async () => {
+    const before = ingest.envelopes.length;
+    const res = await rawRequest(server.url, build.tunnelPath, {
+      method: 'POST',
+      body: envelopeFor(build.dsn),
+      headers: {
+        'content-type': 'text/plain;charset=UTF-8',
+        cookie: 'session=abc',
+        authorization: 'Bearer x',
+      },
+    });
+    expect(res.status).toBe(200);
+    await ingest.waitFor(() => (ingest.envelopes.length > before ? true : undefined));
+    const forwarded = ingest.envelopes.at(-1)!;
+    expect(forwarded.headers.cookie).toBeUndefined();
+    expect(forwarded.headers.authorization).toBeUndefined();
+    expect(forwarded.raw).toBe(envelopeFor(build.dsn));
+  });
+
+  it('refuses an envelope for another DSN with 403 and forwards nothing', async () => {
+    const before = ingest.envelopes.length;
+    const other = build.dsn.replace('publickey', 'otherkey');
+    const res = await rawRequest(server.url, build.tunnelPath, { method: 'POST', body: envelopeFor(other) });
+    expect(res.status).toBe(403);
+    await sleep(300);
+    expect(ingest.envelopes).toHaveLength(before);
+  });
+
+  it('answers GET with 405', async () => {
+    const res = await rawRequest(server.url, build.tunnelPath);
+    expect(res.status).toBe(405);
+    expect(res.headers.allow).toBe('POST');
+  });
+
+  it('answers an oversized envelope with 413', async () => {
+    const big = envelopeFor(build.dsn) + 'x'.repeat(1024 * 1024 + 10);
+    const res = await rawRequest(server.url, build.tunnelPath, { method: 'POST', body: big });
+    expect(res.status).toBe(413);
+  });
+
+  it('passes back rate limits from the ingest', async () => {
+    ingest.setMode('rate-limited');
+    const res = await rawRequest(server.url, build.tunnelPath, {
+      method: 'POST',
+      body: envelopeFor(build.dsn),
+    });
+    expect(res.status).toBe(429);
+    expect(res.headers['retry-after']).toBe('60');
+    expect(res.headers['x-sentry-rate-limits']).toBe('60:error:organization');
+  });
+
+  it('answers 5xx within its timeout when the ingest hangs', async () => {
+    ingest.setMode('hanging');
+    const started = Date.now();
+    const res = await rawRequest(server.url, build.tunnelPath, {
+      method: 'POST',
+      body: envelopeFor(build.dsn),
+    });
+    expect(res.status).toBe(504);
+    expect(Date.now() - started).toBeLessThan(8000);
+  });
+});
+
+describe('with the ingest stopped', () => {
+  it('pages still work and the tunnel answers 5xx at once', async () => {
+    await ingest.stop();
+    try {
+      const started = Date.now();
+      const res = await rawRequest(server.url, build.tunnelPath, {
+        method: 'POST',
+        body: `{"dsn":"${build.dsn}"}\n{}\n{}\n`,
+      });
+      expect(res.status).toBeGreaterThanOrEqual(500);
+      expect(Date.now() - started).toBeLessThan(2000);
+
+      const watched = await openAndWaitForSdk('/__fixtures__/render-error');
+      await watched.page.getByRole('button', { name: 'Break the page' }).click();
+      await watched.page.getByRole('heading', { name: 'Sorry, this page stopped working' }).waitFor();
+      await watched.page.getByRole('button', { name: 'Try again' }).click();
+      await watched.page.getByText('The fixture page is working.').waitFor();
+      expect(watched.pageErrors).toEqual([]);
+      expect((await rawRequest(server.url, '/api/health')).status).toBe(200);
+      await watched.close();
+    } finally {
+      ingest = await startIngest(build.ingestPort);
+    }
+  });
+});
