@@ -1,0 +1,59 @@
+// The builds a benchmark run compares: this app (with and without SENTRY_DSN, and with its
+// fixture pages for an error screen to audit) and a bare Next.js app made from the same
+// node_modules in a temporary folder.
+const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const ROOT = path.resolve(__dirname, '../..');
+const WORK = path.join(ROOT, 'bench/.work');
+const NEXT_BIN = require.resolve('next/dist/bin/next');
+
+/**
+ * @param {string} dir
+ * @param {Record<string, string>} env
+ */
+function nextBuild(dir, env) {
+  const result = spawnSync(process.execPath, [NEXT_BIN, 'build', '--webpack'], {
+    cwd: dir,
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', ...env },
+    encoding: 'utf8',
+  });
+  if (result.status !== 0)
+    throw new Error(`next build in ${dir} failed:\n${result.stdout}\n${result.stderr}`);
+}
+
+/**
+ * @param {string} distDir  relative to the repository
+ * @param {Record<string, string>} [env]
+ */
+function buildApp(distDir, env = {}) {
+  nextBuild(ROOT, { NEXT_DIST_DIR: distDir, ...env });
+  return path.join(ROOT, distDir);
+}
+
+/**
+ * A bare Next.js app of the same versions: default _app, a plain 404, and one empty API route to
+ * compare the health route with. Built with webpack, as this app is.
+ * @returns {string} its folder
+ */
+function buildBareApp() {
+  const dir = path.join(WORK, 'bare');
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(path.join(dir, 'pages/api'), { recursive: true });
+  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'bare', private: true }));
+  fs.writeFileSync(path.join(dir, 'next.config.js'), 'module.exports = {};\n');
+  fs.writeFileSync(
+    path.join(dir, 'pages/404.js'),
+    'export default function NotFound() {\n  return <h1>404 - Page Not Found</h1>;\n}\n',
+  );
+  fs.writeFileSync(
+    path.join(dir, 'pages/api/empty.js'),
+    "export default function handler(req, res) {\n  res.status(200).json({ status: 'pass' });\n}\n",
+  );
+  nextBuild(dir, {});
+  return dir;
+}
+
+module.exports = { ROOT, WORK, NEXT_BIN, buildApp, buildBareApp };

@@ -1,0 +1,53 @@
+// Lighthouse (12.x: 13 needs Node 22) in Debian's Chromium, default settings. Error pages answer
+// 4xx/5xx on purpose, so Lighthouse is told not to treat the status as a failed load.
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-sync',
+  '--disable-quic',
+];
+
+/**
+ * @param {string} url
+ * @returns {Promise<{ performance: number, accessibility: number, bestPractices: number, failing: string[] }>}
+ */
+async function audit(url) {
+  const { default: lighthouse } = await import('lighthouse');
+  const chromeLauncher = await import('chrome-launcher');
+  const chrome = await chromeLauncher.launch({ chromePath: CHROMIUM, chromeFlags: FLAGS });
+  try {
+    const result = await lighthouse(
+      url,
+      { port: chrome.port, logLevel: 'error', output: 'json' },
+      {
+        extends: 'lighthouse:default',
+        settings: {
+          onlyCategories: ['performance', 'accessibility', 'best-practices'],
+          ignoreStatusCode: true,
+        },
+      },
+    );
+    if (!result) throw new Error(`Lighthouse returned nothing for ${url}`);
+    const { categories, audits } = result.lhr;
+    const score = (/** @type {string} */ id) => Math.round((categories[id]?.score ?? 0) * 100);
+    const failing = Object.values(categories)
+      .flatMap((category) => category.auditRefs)
+      .filter((ref) => ref.weight > 0 && (audits[ref.id]?.score ?? 1) < 1)
+      .map((ref) => `${ref.id} (${audits[ref.id]?.score})`);
+    return {
+      performance: score('performance'),
+      accessibility: score('accessibility'),
+      bestPractices: score('best-practices'),
+      failing,
+    };
+  } finally {
+    await chrome.kill();
+  }
+}
+
+module.exports = { audit };

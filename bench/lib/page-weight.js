@@ -1,0 +1,51 @@
+// First-load JS: the gzip bytes of the scripts a page's HTML makes a modern browser load (leaving
+// out `nomodule` polyfills, which modern browsers skip), read from the build's own manifest.
+const fs = require('node:fs');
+const path = require('node:path');
+const zlib = require('node:zlib');
+
+/** @param {string} file */
+function gzipBytes(file) {
+  return zlib.gzipSync(fs.readFileSync(file), { level: 9 }).length;
+}
+
+/**
+ * @param {string} distDir  absolute path of a build (`.next`)
+ * @param {string} page  `/404`, `/_error`, …
+ * @returns {{ bytes: number, files: string[] }}
+ */
+function firstLoadJs(distDir, page) {
+  const manifest = JSON.parse(fs.readFileSync(path.join(distDir, 'build-manifest.json'), 'utf8'));
+  const files = [
+    ...new Set([...manifest.pages['/_app'], ...(manifest.pages[page] ?? []), ...manifest.lowPriorityFiles]),
+  ].filter((file) => file.endsWith('.js') && !manifest.polyfillFiles.includes(file));
+  return { bytes: files.reduce((sum, file) => sum + gzipBytes(path.join(distDir, file)), 0), files };
+}
+
+/**
+ * The same figure from a prerendered page's HTML, to check the manifest reading against.
+ * @param {string} distDir
+ * @param {string} htmlFile  e.g. `server/pages/404.html`
+ */
+function firstLoadJsFromHtml(distDir, htmlFile) {
+  const html = fs.readFileSync(path.join(distDir, htmlFile), 'utf8');
+  let bytes = 0;
+  for (const match of html.matchAll(/<script([^>]*)><\/script>/g)) {
+    const attributes = match[1] ?? '';
+    const src = attributes.match(/src="\/_next\/([^"]+)"/)?.[1];
+    if (src && !/noModule/i.test(attributes)) bytes += gzipBytes(path.join(distDir, src));
+  }
+  return bytes;
+}
+
+/**
+ * The lazily loaded Sentry SDK file, if the build has one.
+ * @param {string} distDir
+ */
+function sdkChunk(distDir) {
+  const chunks = path.join(distDir, 'static/chunks');
+  const file = fs.readdirSync(chunks).find((name) => /^reporting-.+\.js$/.test(name));
+  return file ? { file, bytes: gzipBytes(path.join(chunks, file)) } : null;
+}
+
+module.exports = { firstLoadJs, firstLoadJsFromHtml, sdkChunk };

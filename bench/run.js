@@ -1,0 +1,391 @@
+#!/usr/bin/env node
+// `npm run bench`: measures the shell against a bare Next.js app and bare node:http, side by side
+// in one run, on loopback only. Prints a table and writes bench/results/latest.json. Every load is
+// bounded in time; the whole run takes about five minutes on two cores.
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { ROOT, WORK, buildApp, buildBareApp } = require('./lib/builds.js');
+const { audit } = require('./lib/lighthouse.js');
+const { load } = require('./lib/load.js');
+const { firstLoadJs, firstLoadJsFromHtml, sdkChunk } = require('./lib/page-weight.js');
+const { fetchAnswer, rssMiB, startApp, startBare, startNodeHttp } = require('./lib/servers.js');
+
+const SECONDS = Number(process.env.BENCH_SECONDS) || 5;
+const CONNECTIONS = 10;
+const SATURATING_CONNECTIONS = 64;
+const STARTS = Number(process.env.BENCH_STARTS) || 5;
+// A DSN nothing listens on: the tunnel is mounted, and nothing is sent (no errors happen).
+const BENCH_DSN = 'http://publickey@127.0.0.1:9/1';
+
+const began = Date.now();
+/** @param {string} message */
+function progress(message) {
+  process.stderr.write(`[bench ${((Date.now() - began) / 1000).toFixed(0).padStart(3)} s] ${message}\n`);
+}
+
+/**
+ * @typedef {object} Figure
+ * @property {string} section
+ * @property {string} name
+ * @property {number} value
+ * @property {string} unit
+ * @property {string} baselineName
+ * @property {number} baseline
+ * @property {string} [target]
+ * @property {boolean} [met]
+ */
+/** @type {Figure[]} */
+const figures = [];
+/** @param {Figure} figure */
+function record(figure) {
+  figures.push(figure);
+  progress(
+    `${figure.name}: ${format(figure.value, figure.unit)} (baseline ${format(figure.baseline, figure.unit)})`,
+  );
+}
+
+/** @param {number} value @param {string} unit */
+function format(value, unit) {
+  if (!Number.isFinite(value)) return 'n/a';
+  if (unit === 'B') return `${value.toLocaleString('en')} B`;
+  if (unit === 'req/s') return `${Math.round(value).toLocaleString('en')} req/s`;
+  if (unit === 'ms') return `${value.toFixed(value < 10 ? 1 : 0)} ms`;
+  if (unit === 'MiB') return `${value.toFixed(0)} MiB`;
+  return `${value} ${unit}`;
+}
+
+/** @param {number[]} values */
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+/**
+ * Runs a load against two servers in turn, twice (A B A B), and keeps each one's median, so slow
+ * drift on a shared machine does not favour whichever ran first.
+ * @param {() => Promise<import('./lib/load.js').LoadResult>} a
+ * @param {() => Promise<import('./lib/load.js').LoadResult>} b
+ */
+async function alternate(a, b) {
+  const first = [await a(), await b()];
+  const second = [await a(), await b()];
+  const pick = (/** @type {import('./lib/load.js').LoadResult[]} */ runs) => ({
+    rps: median(runs.map((r) => r.rps)),
+    p99: median(runs.map((r) => r.p99)),
+    errors: runs.reduce((sum, r) => sum + r.errors, 0),
+  });
+  return [pick([first[0], second[0]]), pick([first[1], second[1]])];
+}
+
+/**
+ * @param {string} app
+ * @param {string} appDsn
+ * @param {string} bare
+ */
+async function measureWeight(app, appDsn, bare) {
+  progress('page weight');
+  const bare404 = firstLoadJs(bare, '/404').bytes;
+  const bareError = firstLoadJs(bare, '/_error').bytes;
+  // The manifest reading must agree with what the prerendered HTML actually loads.
+  const fromHtml = firstLoadJsFromHtml(app, 'server/pages/404.html');
+  if (fromHtml !== firstLoadJs(app, '/404').bytes) throw new Error('manifest and HTML disagree on /404');
+  /** @type {[string, string][]} */
+  const builds = [
+    ['without SENTRY_DSN', app],
+    ['with SENTRY_DSN', appDsn],
+  ];
+  /** @type {[string, number][]} */
+  const pages = [
+    ['/404', bare404],
+    ['/_error', bareError],
+  ];
+  for (const [label, dist] of builds) {
+    for (const [page, baseline] of pages) {
+      const bytes = firstLoadJs(dist, page).bytes;
+      record({
+        section: 'Page weight (first-load JS, gzip)',
+        name: `${page === '/404' ? '/404' : 'error screen (/_error)'} ${label}`,
+        value: bytes,
+        unit: 'B',
+        baselineName: `bare Next ${page}`,
+        baseline,
+        target: '≤ bare + 2,048 B',
+        met: bytes <= baseline + 2048,
+      });
+    }
+  }
+  const sdk = sdkChunk(appDsn);
+  record({
+    section: 'Page weight (first-load JS, gzip)',
+    name: 'Sentry SDK file, loaded when idle',
+    value: sdk?.bytes ?? NaN,
+    unit: 'B',
+    baselineName: 'without SENTRY_DSN (not built)',
+    baseline: sdkChunk(app)?.bytes ?? 0,
+  });
+}
+
+/** @param {string} bareDir */
+async function measureServers(bareDir) {
+  progress('starting this app and the bare app');
+  const app = await startApp('bench/.work/app');
+  const bare = await startBare(bareDir);
+  const nodeHttp = await startNodeHttp(await fetchAnswer(`${app.url}/api/health/live`));
+  try {
+    for (const probe of ['/api/health', '/api/health/live']) {
+      progress(`health: ${probe}`);
+      const ours = await load({ url: `${app.url}${probe}`, connections: CONNECTIONS, seconds: SECONDS });
+      const bareRoute = await load({
+        url: `${bare.url}/api/empty`,
+        connections: CONNECTIONS,
+        seconds: SECONDS,
+      });
+      const runtime = await load({ url: nodeHttp.url, connections: CONNECTIONS, seconds: SECONDS });
+      const section = `Health at ${CONNECTIONS} connections`;
+      record({
+        section,
+        name: `${probe} throughput`,
+        value: ours.rps,
+        unit: 'req/s',
+        baselineName: 'bare Next empty API route',
+        baseline: bareRoute.rps,
+        ...(probe === '/api/health' ? { target: '≥ 0.9 × bare', met: ours.rps >= 0.9 * bareRoute.rps } : {}),
+      });
+      record({
+        section,
+        name: `${probe} throughput vs node:http`,
+        value: ours.rps,
+        unit: 'req/s',
+        baselineName: 'bare node:http, same bytes',
+        baseline: runtime.rps,
+      });
+      record({
+        section,
+        name: `${probe} p50`,
+        value: ours.p50,
+        unit: 'ms',
+        baselineName: 'bare Next empty API route',
+        baseline: bareRoute.p50,
+      });
+      record({
+        section,
+        name: `${probe} p99`,
+        value: ours.p99,
+        unit: 'ms',
+        baselineName: 'bare Next empty API route',
+        baseline: bareRoute.p99,
+      });
+      if (ours.errors > 0) throw new Error(`${probe}: ${ours.errors} errors under load`);
+    }
+
+    progress('readiness p99 while page traffic saturates the server');
+    const readyUnderLoad = async (/** @type {string} */ base, /** @type {string} */ probePath) => {
+      const [, probe] = await Promise.all([
+        load({ url: `${base}/missing-page`, connections: SATURATING_CONNECTIONS, seconds: SECONDS + 2 }),
+        load({ url: `${base}${probePath}`, connections: 1, seconds: SECONDS, rate: 20 }),
+      ]);
+      return probe;
+    };
+    const ready = await readyUnderLoad(app.url, '/api/health/ready');
+    const bareReady = await readyUnderLoad(bare.url, '/api/empty');
+    record({
+      section: `Readiness under ${SATURATING_CONNECTIONS} connections of /404 traffic`,
+      name: '/api/health/ready p99',
+      value: ready.p99,
+      unit: 'ms',
+      baselineName: 'bare Next empty API route, same load',
+      baseline: bareReady.p99,
+      target: '≤ 50 ms',
+      met: ready.p99 <= 50,
+    });
+
+    progress('pages: /404');
+    const page = await load({ url: `${app.url}/missing-page`, connections: CONNECTIONS, seconds: SECONDS });
+    const barePage = await load({
+      url: `${bare.url}/missing-page`,
+      connections: CONNECTIONS,
+      seconds: SECONDS,
+    });
+    record({
+      section: 'Pages',
+      name: '/404 throughput',
+      value: page.rps,
+      unit: 'req/s',
+      baselineName: 'bare Next /404',
+      baseline: barePage.rps,
+    });
+    record({
+      section: 'Pages',
+      name: '/404 p99',
+      value: page.p99,
+      unit: 'ms',
+      baselineName: 'bare Next /404',
+      baseline: barePage.p99,
+    });
+
+    record({
+      section: 'Memory',
+      name: 'RSS after the loads above',
+      value: rssMiB(app.child.pid),
+      unit: 'MiB',
+      baselineName: 'bare Next, same loads',
+      baseline: rssMiB(bare.child.pid),
+    });
+  } finally {
+    await Promise.all([app.stop(), bare.stop(), nodeHttp.stop()]);
+  }
+}
+
+async function measureTunnelCost() {
+  progress('tunnel: the same app with and without SENTRY_DSN');
+  const withTunnel = await startApp('bench/.work/app-dsn', { SENTRY_DSN: BENCH_DSN });
+  const without = await startApp('bench/.work/app');
+  try {
+    for (const [label, pathname] of [
+      ['/404', '/missing-page'],
+      ['/api/health', '/api/health'],
+    ]) {
+      const [a, b] = await alternate(
+        () => load({ url: `${withTunnel.url}${pathname}`, connections: CONNECTIONS, seconds: SECONDS }),
+        () => load({ url: `${without.url}${pathname}`, connections: CONNECTIONS, seconds: SECONDS }),
+      );
+      record({
+        section: 'Tunnel cost (median of 2 alternating runs)',
+        name: `${label} throughput with the tunnel`,
+        value: a.rps,
+        unit: 'req/s',
+        baselineName: 'same build without SENTRY_DSN (no tunnel)',
+        baseline: b.rps,
+        target: 'within 5 %',
+        met: a.rps >= 0.95 * b.rps,
+      });
+    }
+  } finally {
+    await Promise.all([withTunnel.stop(), without.stop()]);
+  }
+}
+
+/** @param {string} bareDir */
+async function measureStarts(bareDir) {
+  progress(`start to first ready answer, median of ${STARTS}`);
+  /** @type {number[]} */
+  const ours = [];
+  /** @type {number[]} */
+  const theirs = [];
+  for (let i = 0; i < STARTS; i += 1) {
+    const app = await startApp('bench/.work/app');
+    ours.push(app.readyAfterMs);
+    await app.stop();
+    const bare = await startBare(bareDir);
+    theirs.push(bare.readyAfterMs);
+    await bare.stop();
+  }
+  const value = median(ours);
+  const baseline = median(theirs);
+  record({
+    section: 'Start',
+    name: 'start to first ready answer',
+    value,
+    unit: 'ms',
+    baselineName: 'bare Next (next start), first answer',
+    baseline,
+    target: '≤ 1.2 × bare',
+    met: value <= 1.2 * baseline,
+  });
+}
+
+/** @param {string} bareDir */
+async function measureLighthouse(bareDir) {
+  const app = await startApp('bench/.work/app');
+  const fixtures = await startApp('bench/.work/app-fixtures');
+  const bare = await startBare(bareDir);
+  try {
+    const pages = [
+      ['/404', `${app.url}/missing-page`, `${bare.url}/missing-page`],
+      ['error screen (500)', `${fixtures.url}/__fixtures__/server-error`, `${bare.url}/missing-page`],
+    ];
+    for (const [label, url, baselineUrl] of pages) {
+      progress(`lighthouse: ${label}`);
+      const ours = await audit(url);
+      const theirs = await audit(baselineUrl);
+      /** @type {['performance' | 'accessibility' | 'bestPractices', string][]} */
+      const scores = [
+        ['performance', 'performance'],
+        ['accessibility', 'accessibility'],
+        ['bestPractices', 'best practices'],
+      ];
+      for (const [key, name] of scores) {
+        record({
+          section: 'Lighthouse 12 (mobile, default settings)',
+          name: `${label} ${name}`,
+          value: ours[key],
+          unit: 'score',
+          baselineName: 'bare Next /404',
+          baseline: theirs[key],
+          target: '100',
+          met: ours[key] === 100,
+        });
+      }
+      if (ours.failing.length) progress(`lighthouse ${label}: audits below 1: ${ours.failing.join(', ')}`);
+    }
+  } finally {
+    await Promise.all([app.stop(), fixtures.stop(), bare.stop()]);
+  }
+}
+
+function machine() {
+  return {
+    date: new Date().toISOString(),
+    cores: os.cpus().length,
+    cpu: os.cpus()[0]?.model ?? 'unknown',
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    next: require('next/package.json').version,
+    react: require('react/package.json').version,
+    sentry: require('@sentry/react/package.json').version,
+  };
+}
+
+function printTable() {
+  const rows = figures.map((f) => [
+    f.section,
+    f.name,
+    format(f.value, f.unit),
+    `${format(f.baseline, f.unit)} (${f.baselineName})`,
+    f.unit === 'score' || !f.baseline ? '' : (f.value / f.baseline).toFixed(2),
+    f.target ? `${f.target}: ${f.met ? 'met' : 'MISSED'}` : '',
+  ]);
+  const header = ['section', 'figure', 'this app', 'baseline', 'ratio', 'target'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (/** @type {string[]} */ cells) => cells.map((c, i) => c.padEnd(widths[i])).join(' | ');
+  process.stdout.write(`${line(header)}\n${widths.map((w) => '-'.repeat(w)).join('-|-')}\n`);
+  for (const row of rows) process.stdout.write(`${line(row)}\n`);
+}
+
+async function main() {
+  fs.mkdirSync(WORK, { recursive: true });
+  progress('building this app (no DSN), with SENTRY_DSN, with fixture pages, and a bare Next app');
+  const app = buildApp('bench/.work/app');
+  const appDsn = buildApp('bench/.work/app-dsn', { SENTRY_DSN: BENCH_DSN });
+  buildApp('bench/.work/app-fixtures', { APP_SHELL_FIXTURES: '1' });
+  const bareDir = buildBareApp();
+
+  await measureWeight(app, appDsn, path.join(bareDir, '.next'));
+  await measureServers(bareDir);
+  await measureTunnelCost();
+  await measureStarts(bareDir);
+  await measureLighthouse(bareDir);
+
+  printTable();
+  const results = { machine: machine(), seconds: Math.round((Date.now() - began) / 1000), figures };
+  const out = path.join(ROOT, 'bench/results/latest.json');
+  fs.writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
+  progress(`done; wrote ${path.relative(ROOT, out)}`);
+}
+
+main().catch((error) => {
+  process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});

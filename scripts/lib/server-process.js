@@ -1,0 +1,104 @@
+// Starts a server process on a free loopback port and waits until it answers; used by the
+// end-to-end tests and the benchmarks alike. Plain CommonJS so both can load it.
+const { spawn } = require('node:child_process');
+const http = require('node:http');
+const net = require('node:net');
+
+/** @returns {Promise<number>} a port nothing listens on right now */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/**
+ * One GET with a short timeout; resolves with the status, or 0 when nothing answered.
+ * @param {string} url
+ * @returns {Promise<number>}
+ */
+function statusOf(url) {
+  return new Promise((resolve) => {
+    const req = http.get(url, { timeout: 1000, agent: false }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(0));
+  });
+}
+
+/**
+ * @typedef {object} ServerProcess
+ * @property {string} url
+ * @property {number} port
+ * @property {import('node:child_process').ChildProcess} child
+ * @property {number} readyAfterMs  From spawn to the first answer with `readyStatus` on `readyPath`.
+ * @property {() => string} output
+ * @property {Promise<number | null>} exited
+ * @property {() => Promise<number | null>} stop  SIGTERM; SIGKILL after 20 s.
+ */
+
+/**
+ * @param {{ command: string, args: string[], cwd: string, env?: Record<string, string>,
+ *   readyPath: string, readyStatus?: number, port?: number, timeoutMs?: number }} options
+ *   `args` may contain `{port}`, replaced by the chosen port.
+ * @returns {Promise<ServerProcess>}
+ */
+async function startServerProcess({
+  command,
+  args,
+  cwd,
+  env = {},
+  readyPath,
+  readyStatus = 200,
+  port,
+  timeoutMs = 60_000,
+}) {
+  const chosen = port ?? (await freePort());
+  const started = performance.now();
+  const child = spawn(
+    command,
+    args.map((arg) => arg.replace('{port}', String(chosen))),
+    {
+      cwd,
+      env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', ...env, PORT: String(chosen) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let output = '';
+  child.stdout?.on('data', (chunk) => (output += chunk));
+  child.stderr?.on('data', (chunk) => (output += chunk));
+  /** @type {Promise<number | null>} */
+  const exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = `http://127.0.0.1:${chosen}`;
+  const deadline = Date.now() + timeoutMs;
+  let readyAfterMs = -1;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) break;
+    if ((await statusOf(`${url}${readyPath}`)) === readyStatus) {
+      readyAfterMs = performance.now() - started;
+      break;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  if (readyAfterMs < 0) {
+    child.kill('SIGKILL');
+    throw new Error(`${command} ${args.join(' ')} was not ready within ${timeoutMs} ms\n${output}`);
+  }
+  const stop = async () => {
+    if (child.exitCode !== null) return child.exitCode;
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.kill('SIGTERM');
+    const code = await exited;
+    clearTimeout(timer);
+    return code;
+  };
+  return { url, port: chosen, child, readyAfterMs, output: () => output, exited, stop };
+}
+
+module.exports = { freePort, startServerProcess };
