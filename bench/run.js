@@ -130,7 +130,7 @@ async function measureWeight(app, appDsn, bare) {
 /** @param {string} bareDir */
 async function measureServers(bareDir) {
   progress('starting this app and the bare app');
-  const app = await startApp('bench/.work/app');
+  const app = await startApp('.next-bench');
   const bare = await startBare(bareDir);
   const nodeHttp = await startNodeHttp(await fetchAnswer(`${app.url}/api/health/live`));
   try {
@@ -240,8 +240,8 @@ async function measureServers(bareDir) {
 
 async function measureTunnelCost() {
   progress('tunnel: the same app with and without SENTRY_DSN');
-  const withTunnel = await startApp('bench/.work/app-dsn', { SENTRY_DSN: BENCH_DSN });
-  const without = await startApp('bench/.work/app');
+  const withTunnel = await startApp('.next-bench-dsn', { SENTRY_DSN: BENCH_DSN });
+  const without = await startApp('.next-bench');
   try {
     for (const [label, pathname] of [
       ['/404', '/missing-page'],
@@ -275,7 +275,7 @@ async function measureStarts(bareDir) {
   /** @type {number[]} */
   const theirs = [];
   for (let i = 0; i < STARTS; i += 1) {
-    const app = await startApp('bench/.work/app');
+    const app = await startApp('.next-bench');
     ours.push(app.readyAfterMs);
     await app.stop();
     const bare = await startBare(bareDir);
@@ -298,8 +298,8 @@ async function measureStarts(bareDir) {
 
 /** @param {string} bareDir */
 async function measureLighthouse(bareDir) {
-  const app = await startApp('bench/.work/app');
-  const fixtures = await startApp('bench/.work/app-fixtures');
+  const app = await startApp('.next-bench');
+  const fixtures = await startApp('.next-bench-fixtures');
   const bare = await startBare(bareDir);
   try {
     const pages = [
@@ -335,6 +335,16 @@ async function measureLighthouse(bareDir) {
   }
 }
 
+/**
+ * Read from disk rather than required: a required package.json pulls the package into the type
+ * checker's program.
+ * @param {string} name
+ * @returns {string}
+ */
+function packageVersion(name) {
+  return JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', name, 'package.json'), 'utf8')).version;
+}
+
 function machine() {
   return {
     date: new Date().toISOString(),
@@ -342,9 +352,9 @@ function machine() {
     cpu: os.cpus()[0]?.model ?? 'unknown',
     memoryGiB: Math.round(os.totalmem() / 2 ** 30),
     node: process.version,
-    next: require('next/package.json').version,
-    react: require('react/package.json').version,
-    sentry: require('@sentry/react/package.json').version,
+    next: packageVersion('next'),
+    react: packageVersion('react'),
+    sentry: packageVersion('@sentry/react'),
   };
 }
 
@@ -367,9 +377,9 @@ function printTable() {
 async function main() {
   fs.mkdirSync(WORK, { recursive: true });
   progress('building this app (no DSN), with SENTRY_DSN, with fixture pages, and a bare Next app');
-  const app = buildApp('bench/.work/app');
-  const appDsn = buildApp('bench/.work/app-dsn', { SENTRY_DSN: BENCH_DSN });
-  buildApp('bench/.work/app-fixtures', { APP_SHELL_FIXTURES: '1' });
+  const app = buildApp('.next-bench');
+  const appDsn = buildApp('.next-bench-dsn', { SENTRY_DSN: BENCH_DSN });
+  buildApp('.next-bench-fixtures', { APP_SHELL_FIXTURES: '1' });
   const bareDir = buildBareApp();
 
   await measureWeight(app, appDsn, path.join(bareDir, '.next'));

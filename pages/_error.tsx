@@ -50,13 +50,19 @@ function referenceFor({ res, err, pathname, req }: NextPageContext, statusCode: 
 
 ErrorPage.getInitialProps = (context: NextPageContext): ErrorPageProps => {
   const { res, err, asPath } = context;
-  const statusCode = statusFromContext({ res, err });
-  const digest = (err as { digest?: unknown } | null | undefined)?.digest;
-  const reference = referenceFor(context, statusCode) ?? (typeof digest === 'string' ? digest : undefined);
   const retryHref = sameOriginPath(asPath);
-  return {
-    statusCode,
-    ...(reference ? { reference } : {}),
-    ...(retryHref ? { retryHref } : {}),
-  };
+  try {
+    const statusCode = statusFromContext({ res, err });
+    const digest = (err as { digest?: unknown } | null | undefined)?.digest;
+    const reference = referenceFor(context, statusCode) ?? (typeof digest === 'string' ? digest : undefined);
+    return {
+      statusCode,
+      ...(reference ? { reference } : {}),
+      ...(retryHref ? { retryHref } : {}),
+    };
+  } catch {
+    // The error page must not become a second failure: an error value that throws when read (a
+    // hostile proxy, a getter that fails) still gets the service-problem screen.
+    return { statusCode: res?.statusCode && res.statusCode >= 400 ? res.statusCode : 500 };
+  }
 };

@@ -7,7 +7,7 @@
 // Referer (the page URL, query secrets included) on to the ingest.
 const { dsnFromString, getEnvelopeEndpointWithUrlEncodedAuth, parseEnvelope } = require('@sentry/core');
 const { log } = require('../log/json-line.js');
-const { securityHeaders } = require('../http/security-headers.js');
+const { sendPlain: answer } = require('../http/plain-response.js');
 
 /** Sentry's answers that the SDK reads: status, rate limits and back-off. */
 const PASSED_BACK_HEADERS = ['content-type', 'retry-after', 'x-sentry-rate-limits'];
@@ -25,25 +25,6 @@ const DEFAULTS = { maxBytes: 1024 * 1024, timeoutMs: 5000, uploadTimeoutMs: 10_0
  * @property {number} [uploadTimeoutMs]  How long a browser may take to send the body.
  * @property {typeof fetch} [fetchImpl]
  */
-
-/**
- * @param {import('node:http').ServerResponse} res
- * @param {number} status
- * @param {string} message
- * @param {Record<string, string>} [extra]
- */
-function answer(res, status, message, extra = {}) {
-  if (res.headersSent || res.destroyed) return;
-  const body = Buffer.from(message);
-  res.writeHead(status, {
-    ...Object.fromEntries(securityHeaders().map(({ key, value }) => [key, value])),
-    'Cache-Control': 'no-store',
-    'Content-Type': 'text/plain; charset=utf-8',
-    'Content-Length': String(body.length),
-    ...extra,
-  });
-  res.end(body);
-}
 
 /**
  * Reads the body up to `maxBytes`; resolves null (after answering) when it is too large or too slow.

@@ -8,6 +8,7 @@ const path = require('node:path');
 const { readServerConfig } = require('../config/server.js');
 const { createTunnel } = require('../reporting/tunnel.js');
 const { readBuildSettings, serverDsn } = require('./build-settings.js');
+const { answeredBeforeNext, installGuards, refuseUpgrades } = require('./guards.js');
 const { installGracefulShutdown } = require('../lifecycle/graceful-shutdown.js');
 const { enterPhase } = require('../lifecycle/state.js');
 const { log } = require('../log/json-line.js');
@@ -94,7 +95,9 @@ async function main() {
   await app.prepare();
   const handle = app.getRequestHandler();
 
-  const server = http.createServer((req, res) => {
+  // Node's own Host check answers without the security headers; guards.js checks instead.
+  const server = http.createServer({ requireHostHeader: false }, (req, res) => {
+    if (answeredBeforeNext(req, res)) return;
     // One string comparison is all other requests pay for the tunnel.
     if (tunnel?.matches(req.url)) {
       void tunnel.handle(req, res);
@@ -110,9 +113,11 @@ async function main() {
       }
     });
   });
+  installGuards(server);
   server.keepAliveTimeout = config.keepAliveTimeoutMs;
   server.headersTimeout = config.keepAliveTimeoutMs + 1000;
   if (dev) server.on('upgrade', app.getUpgradeHandler());
+  else refuseUpgrades(server);
 
   installGracefulShutdown({ server, drainMs: config.drainMs, shutdownTimeoutMs: config.shutdownTimeoutMs });
 
