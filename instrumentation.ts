@@ -5,7 +5,7 @@ import type { Instrumentation } from 'next';
 export async function register() {
   if (process.env.NEXT_RUNTIME !== 'nodejs') return;
   const { initServerReporting } = await import('./lib/reporting/server');
-  initServerReporting({
+  await initServerReporting({
     // The server reads SENTRY_DSN at start (lib/server/start.js checks it matches the build's).
     dsn: process.env.SENTRY_DSN?.trim() || process.env.APP_SENTRY_DSN || null,
     // Inlined at build time, so browser and server events carry the same values.

@@ -1,7 +1,6 @@
 // @ts-check
 const path = require('node:path');
 const { PHASE_DEVELOPMENT_SERVER, PHASE_PRODUCTION_SERVER } = require('next/constants');
-const { securityHeaders } = require('./lib/http/security-headers.js');
 const { packageVersion } = require('./lib/config/release.js');
 const { inlinedReportingEnv, readReportingConfig } = require('./lib/config/reporting.js');
 
@@ -66,9 +65,6 @@ module.exports = (phase) => {
     // otherwise, because Next then warns on every start that `next start` cannot serve it.
     ...(process.env.NEXT_OUTPUT === 'standalone' ? { output: 'standalone' } : {}),
     pageExtensions: withFixtures ? ['tsx', 'ts', 'fixture.jsx'] : ['tsx', 'ts'],
-    async headers() {
-      return [{ source: '/:path*', headers: securityHeaders({ dev }) }];
-    },
     webpack(config, { webpack, isServer, buildId }) {
       if (!isServer && buildTimeEnv?.APP_SENTRY_DSN) {
         // The browser SDK as an entry of its own, loaded by a script element once the page is idle

@@ -6,6 +6,7 @@ const autocannon = require('autocannon');
  * @property {number} rps  mean requests per second
  * @property {number} p50  ms
  * @property {number} p99  ms
+ * @property {number} max  ms, the slowest answer
  * @property {number} requests
  * @property {number} errors  connection errors and timeouts
  * @property {Record<string, number>} statuses
@@ -35,6 +36,7 @@ async function load({ url, connections, seconds, method = 'GET', rate }) {
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
+    max: result.latency.max,
     requests: result.requests.total,
     errors: result.errors + result.timeouts,
     statuses,

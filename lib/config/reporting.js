@@ -1,7 +1,12 @@
 // Error-reporting settings: read at build time (inlined into the browser and server bundles) and
 // checked again when the server starts. Plain CommonJS: next.config.js and the server load it.
-const { dsnFromString, getTunnelPath } = require('@sentry/core');
 const { resolveRelease } = require('./release.js');
+
+/**
+ * @sentry/core takes about 100 ms to load; a server without a DSN never needs it.
+ * @returns {typeof import('@sentry/core')}
+ */
+const sentryCore = () => require('@sentry/core');
 
 /**
  * @typedef {object} ReportingConfig
@@ -30,7 +35,9 @@ function dsnProblem(raw) {
   if (!url.username) return 'it has no public key (https://KEY@host/PROJECT_ID)';
   if (url.password) return 'it contains a secret key; use the public DSN';
   // Sentry's own parser has the last word on the rest (host, project id).
-  return dsnFromString(raw) ? '' : 'Sentry cannot parse it (expected https://KEY@host/PROJECT_ID)';
+  return sentryCore().dsnFromString(raw)
+    ? ''
+    : 'Sentry cannot parse it (expected https://KEY@host/PROJECT_ID)';
 }
 
 /**
@@ -61,7 +68,7 @@ function readReportingConfig(env, { dev }) {
     }
   } else if (dsn) {
     // Sentry's default: a hash of the DSN, which gives ad-block filter lists nothing to match.
-    tunnelPath = getTunnelPath(dsn) ?? null;
+    tunnelPath = sentryCore().getTunnelPath(dsn) ?? null;
   }
 
   if (problems.length > 0) throw new Error(`Invalid error-reporting configuration: ${problems.join('; ')}.`);

@@ -2,9 +2,9 @@
 import { currentPhase } from '../lifecycle/state';
 import { log } from '../log/json-line';
 import { dependencyChecks } from './dependencies';
-import { eventLoopCheck, heapCheck } from './process-checks';
+import { processChecks } from './process-checks';
 import { runChecks, worstStatus } from './run-checks';
-import type { CheckObservation, HealthCheck, HealthReport, HealthStatus } from './types';
+import type { CheckObservation, HealthCheck, HealthReport, HealthStatus, SampledCheck } from './types';
 
 /** `live`: the process runs. `ready`: send it traffic. `overall`: for uptime monitors. */
 export type Probe = 'live' | 'ready' | 'overall';
@@ -22,6 +22,9 @@ export function probeForPath(url: string | undefined): Probe | null {
 
 export interface ReportSources {
   phase: () => string;
+  /** Read from background samples on every probe. */
+  sampled: () => readonly SampledCheck[];
+  /** Dependency checks, each run within its own timeout. */
   checks: () => readonly HealthCheck[];
   now: () => Date;
   uptimeSeconds: () => number;
@@ -31,7 +34,8 @@ export interface ReportSources {
 
 export const defaultSources: ReportSources = {
   phase: currentPhase,
-  checks: () => [eventLoopCheck(), heapCheck(), ...dependencyChecks],
+  sampled: () => processChecks,
+  checks: () => dependencyChecks,
   now: () => new Date(),
   uptimeSeconds: () => process.uptime(),
   // Inlined at build time by next.config.js.
@@ -93,7 +97,7 @@ export async function healthReport(
     };
   }
 
-  const outcome = await runChecks(sources.checks());
+  const outcome = await runChecks(sources.checks(), sources.sampled(), sources.now);
   logTransition(outcome.status, outcome.checks);
   const lifecycle = lifecycleObservation(sources.phase(), now);
   const status = worstStatus([outcome.status, lifecycle.status]);

@@ -1,7 +1,7 @@
 // Checks of the process itself, sampled in the background so a probe only reads two numbers.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';
-import type { CheckResult, HealthCheck, HealthStatus } from './types';
+import type { CheckResult, HealthStatus, SampledCheck } from './types';
 
 const SAMPLE_EVERY_MS = 1000;
 /** The event-loop delay reported is the worst per-second p99 over this many seconds. */
@@ -73,6 +73,9 @@ function createSampler(): Sampler {
   };
 }
 
+/** The process checks, made once: they read the shared sampler each time. */
+export const processChecks: readonly SampledCheck[] = [eventLoopCheck(), heapCheck()];
+
 // One sampler per process, however many bundles load this module.
 const KEY = Symbol.for('app-shell.process-sampler');
 
@@ -83,13 +86,12 @@ export function processSampler(): Sampler {
 
 const round = (value: number, digits: number) => Number(value.toFixed(digits));
 
-export function eventLoopCheck(sampler: () => ProcessSample = () => processSampler().latest()): HealthCheck {
+export function eventLoopCheck(sampler: () => ProcessSample = () => processSampler().latest()): SampledCheck {
   return {
     name: 'eventloop:delay',
     componentType: 'system',
     critical: true,
-    timeoutMs: 100,
-    run: (): CheckResult => {
+    read: (): CheckResult => {
       const value = sampler().eventLoopDelayP99Ms;
       const status = grade(value, EVENT_LOOP_DELAY_MS);
       return {
@@ -102,13 +104,12 @@ export function eventLoopCheck(sampler: () => ProcessSample = () => processSampl
   };
 }
 
-export function heapCheck(sampler: () => ProcessSample = () => processSampler().latest()): HealthCheck {
+export function heapCheck(sampler: () => ProcessSample = () => processSampler().latest()): SampledCheck {
   return {
     name: 'memory:utilization',
     componentType: 'system',
     critical: true,
-    timeoutMs: 100,
-    run: (): CheckResult => {
+    read: (): CheckResult => {
       const value = sampler().heapUsedRatio;
       const status = grade(value, HEAP_USED_RATIO);
       return {

@@ -1,5 +1,5 @@
 // Runs health checks in parallel, each bounded by its own timeout, and folds them into one status.
-import type { CheckObservation, HealthCheck, HealthStatus } from './types';
+import type { CheckObservation, HealthCheck, HealthStatus, SampledCheck } from './types';
 
 const RANK: Record<HealthStatus, number> = { pass: 0, warn: 1, fail: 2 };
 
@@ -58,14 +58,39 @@ export interface ChecksOutcome {
   checks: Record<string, CheckObservation[]>;
 }
 
-export async function runChecks(checks: readonly HealthCheck[]): Promise<ChecksOutcome> {
-  const observations = await Promise.all(checks.map((check) => runCheck(check)));
+function readSampled(check: SampledCheck, time: string): CheckObservation {
+  try {
+    return { componentType: check.componentType, ...check.read(), time };
+  } catch (error) {
+    return {
+      componentType: check.componentType,
+      status: 'fail',
+      time,
+      output: error instanceof Error ? error.message : String(error),
+    };
+  }
+}
+
+/**
+ * Sampled checks are read synchronously; the others run in parallel, each within its timeout.
+ * Keys keep the order given: sampled first, then the rest.
+ */
+export async function runChecks(
+  checks: readonly HealthCheck[],
+  sampled: readonly SampledCheck[] = [],
+  now: () => Date = () => new Date(),
+): Promise<ChecksOutcome> {
+  const time = now().toISOString();
   const result: Record<string, CheckObservation[]> = {};
   const contributions: HealthStatus[] = [];
-  checks.forEach((check, index) => {
-    const observation = observations[index]!;
+  const add = (check: { name: string; critical: boolean }, observation: CheckObservation) => {
     (result[check.name] ??= []).push(observation);
     contributions.push(contribution(check, observation.status));
-  });
+  };
+  for (const check of sampled) add(check, readSampled(check, time));
+  if (checks.length > 0) {
+    const observations = await Promise.all(checks.map((check) => runCheck(check, now)));
+    checks.forEach((check, index) => add(check, observations[index]!));
+  }
   return { status: worstStatus(contributions), checks: result };
 }

@@ -37,6 +37,17 @@ export interface HealthCheck {
   run: (signal: AbortSignal) => CheckResult | Promise<CheckResult>;
 }
 
+/**
+ * A check that only reads a value sampled in the background (event-loop delay, heap): no I/O, so
+ * no timeout and no AbortController, which would cost more than the check itself on every probe.
+ */
+export interface SampledCheck {
+  name: string;
+  componentType: 'component' | 'datastore' | 'system';
+  critical: boolean;
+  read: () => CheckResult;
+}
+
 export interface HealthReport {
   status: HealthStatus;
   version: string;

@@ -51,4 +51,20 @@ function securityHeaders(options = {}) {
   ];
 }
 
-module.exports = { securityHeaders, contentSecurityPolicy };
+/**
+ * Sets the headers on a response, from a list computed once. The production server calls this for
+ * every request before Next sees it: a `headers()` rule in next.config.js does the same job but
+ * costs about a quarter of an API route's throughput, because Next matches it on every request.
+ * @param {{ dev?: boolean }} [options]
+ * @returns {(res: import('node:http').ServerResponse) => void}
+ */
+function securityHeaderSetter(options = {}) {
+  const entries = securityHeaders(options).map(
+    ({ key, value }) => /** @type {[string, string]} */ ([key, value]),
+  );
+  return (res) => {
+    for (const [name, value] of entries) res.setHeader(name, value);
+  };
+}
+
+module.exports = { securityHeaders, contentSecurityPolicy, securityHeaderSetter };

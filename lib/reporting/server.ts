@@ -1,28 +1,11 @@
-// Server-side error reports: through @sentry/core's server runtime client (no OpenTelemetry-based
-// SDK) when SENTRY_DSN is set, else one JSON line on stderr per error. Initialised by
-// instrumentation.ts; reached by everything else through lib/reporting/server-hook.ts.
-import {
-  createStackParser,
-  createTransport,
-  dedupeIntegration,
-  eventFiltersIntegration,
-  linkedErrorsIntegration,
-  Scope,
-  setCurrentClient,
-  type BaseTransportOptions,
-  type Transport,
-  type TransportMakeRequestResponse,
-  type TransportRequest,
-} from '@sentry/core';
-import { nodeStackLineParser, ServerRuntimeClient } from '@sentry/core/server';
-import { beforeExit } from '../lifecycle/state';
+// Server-side error reports: one per error object, with a reference id _error can show. Through
+// Sentry (./server-sentry.ts, loaded only when SENTRY_DSN is set) or else as one JSON line on
+// stderr. Initialised by instrumentation.ts; reached by everything else through ./server-hook.ts.
 import { log } from '../log/json-line';
-import { markReported, newEventId, referenceOf, shortReference } from './reference';
-import { scrubEvent, scrubUrl } from './scrub';
+import { markReported, newEventId, referenceOf } from './reference';
+import { scrubUrl } from './scrub';
 import { installServerReporter, type ServerErrorContext } from './server-hook';
-
-const SEND_TIMEOUT_MS = 5000;
-const FLUSH_TIMEOUT_MS = 2000;
+import type { SentrySender } from './server-sentry';
 
 export interface ServerReportingConfig {
   dsn: string | null;
@@ -30,29 +13,7 @@ export interface ServerReportingConfig {
   environment: string;
 }
 
-/** Sends envelopes with Node's fetch, bounded by a timeout so a slow ingest cannot pile up requests. */
-function fetchTransport(options: BaseTransportOptions): Transport {
-  return createTransport(
-    options,
-    async (request: TransportRequest): Promise<TransportMakeRequestResponse> => {
-      const response = await fetch(options.url, {
-        method: 'POST',
-        body: request.body as BodyInit,
-        headers: { 'Content-Type': 'application/x-sentry-envelope' },
-        signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
-      });
-      return {
-        statusCode: response.status,
-        headers: {
-          'x-sentry-rate-limits': response.headers.get('x-sentry-rate-limits'),
-          'retry-after': response.headers.get('retry-after'),
-        },
-      };
-    },
-  );
-}
-
-let client: ServerRuntimeClient | null = null;
+let sentry: SentrySender | null = null;
 
 function errorParts(error: unknown): { message: string; stack?: string } {
   if (error instanceof Error) return { message: error.message, stack: error.stack };
@@ -75,71 +36,29 @@ export function reportServerError(error: unknown, context: ServerErrorContext): 
     const id = newEventId();
     markReported(error, id);
     const path = context.path ? scrubUrl(context.path) : undefined;
-
-    if (!client) {
-      const { message, stack } = errorParts(error);
-      log('error', 'server.error', {
-        reference: id,
-        route: context.route,
-        method: context.method,
-        status: context.status,
-        ...(path ? { path } : {}),
-        message,
-        ...(stack ? { stack } : {}),
-      });
+    if (sentry) {
+      sentry(error, id, context, path);
       return id;
     }
-
-    const scope = new Scope();
-    scope.setTags({
+    const { message, stack } = errorParts(error);
+    log('error', 'server.error', {
+      reference: id,
       route: context.route,
       method: context.method,
-      status: String(context.status),
-      reference: shortReference(id),
-      mechanism: context.mechanism ?? 'onRequestError',
+      status: context.status,
+      ...(path ? { path } : {}),
+      message,
+      ...(stack ? { stack } : {}),
     });
-    scope.addEventProcessor((event) => ({
-      ...event,
-      transaction: `${context.method} ${context.route}`,
-      request: { method: context.method, ...(path ? { url: path } : {}) },
-    }));
-    client.captureException(error, { event_id: id }, scope);
     return id;
   } catch {
     return undefined;
   }
 }
 
-export function initServerReporting(config: ServerReportingConfig): void {
-  if (client || !config.dsn) {
-    installServerReporter(reportServerError);
-    return;
-  }
-  client = new ServerRuntimeClient({
-    dsn: config.dsn,
-    release: config.release,
-    environment: config.environment,
-    platform: 'node',
-    runtime: { name: 'node', version: process.version },
-    transport: fetchTransport,
-    stackParser: createStackParser(nodeStackLineParser()),
-    integrations: [eventFiltersIntegration(), dedupeIntegration(), linkedErrorsIntegration()],
-    // Sentry v11 collects more by default than v10 did; collect nothing about the visitor.
-    dataCollection: {
-      userInfo: false,
-      cookies: false,
-      httpHeaders: { request: { allow: ['user-agent'] }, response: false },
-      httpBodies: [],
-      // Kept, minus anything secret-looking: Sentry filters its own list, then scrubEvent ours.
-      urlQueryParams: true,
-      stackFrameVariables: false,
-    },
-    sendClientReports: false,
-    beforeSend: (event) => scrubEvent(event),
-  });
-  setCurrentClient(client);
-  client.init();
+export async function initServerReporting(config: ServerReportingConfig): Promise<void> {
   installServerReporter(reportServerError);
-  const active = client;
-  beforeExit('error-reports', () => Promise.resolve(active.flush(FLUSH_TIMEOUT_MS)));
+  if (sentry || !config.dsn) return;
+  const { createSentrySender } = await import('./server-sentry');
+  sentry = createSentrySender({ dsn: config.dsn, release: config.release, environment: config.environment });
 }

@@ -6,7 +6,7 @@ const fs = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
 const { readServerConfig } = require('../config/server.js');
-const { createTunnel } = require('../reporting/tunnel.js');
+const { securityHeaderSetter } = require('../http/security-headers.js');
 const { readBuildSettings, serverDsn } = require('./build-settings.js');
 const { answeredBeforeNext, installGuards, refuseUpgrades } = require('./guards.js');
 const { installGracefulShutdown } = require('../lifecycle/graceful-shutdown.js');
@@ -80,7 +80,9 @@ async function main() {
   // instrumentation.ts reads it from here once Next has loaded.
   if (dsn) process.env.SENTRY_DSN = dsn;
   const tunnelPath = build.APP_SENTRY_TUNNEL_PATH;
-  const tunnel = dsn && tunnelPath ? createTunnel({ dsn, path: tunnelPath }) : null;
+  // Required only with a DSN: the tunnel loads @sentry/core, which takes ~100 ms to load.
+  const tunnel =
+    dsn && tunnelPath ? require('../reporting/tunnel.js').createTunnel({ dsn, path: tunnelPath }) : null;
 
   // (process.env's NODE_ENV is typed read-only; at run time it is a plain property.)
   if (!dev) Object.assign(process.env, { NODE_ENV: 'production' });
@@ -95,8 +97,11 @@ async function main() {
   await app.prepare();
   const handle = app.getRequestHandler();
 
+  // Every response carries the security headers, whoever writes it (Next, the tunnel, the guards).
+  const setSecurityHeaders = securityHeaderSetter({ dev });
   // Node's own Host check answers without the security headers; guards.js checks instead.
   const server = http.createServer({ requireHostHeader: false }, (req, res) => {
+    setSecurityHeaders(res);
     if (answeredBeforeNext(req, res)) return;
     // One string comparison is all other requests pay for the tunnel.
     if (tunnel?.matches(req.url)) {

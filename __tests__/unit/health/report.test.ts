@@ -9,6 +9,7 @@ const NOW = new Date('2026-11-22T12:00:00.000Z');
 function sources(parts: Partial<ReportSources> = {}): ReportSources {
   return {
     phase: () => 'ready',
+    sampled: () => [],
     checks: () => [],
     now: () => NOW,
     uptimeSeconds: () => 42.4,
@@ -82,6 +83,50 @@ describe('healthReport', () => {
     expect(Object.keys(report.checks)).toEqual(['server:lifecycle', 'cache:hitRatio']);
   });
 
+  it('reads sampled checks without a timeout, ahead of the dependency checks', async () => {
+    const sampled = {
+      name: 'eventloop:delay',
+      componentType: 'system' as const,
+      critical: true,
+      read: () => ({ status: 'pass' as const, observedValue: 3, observedUnit: 'ms' }),
+    };
+    const broken = {
+      ...sampled,
+      name: 'memory:utilization',
+      read: () => {
+        throw new Error('no sample');
+      },
+    };
+    const dependency: HealthCheck = {
+      name: 'db:x',
+      componentType: 'datastore',
+      critical: false,
+      timeoutMs: 50,
+      run: () => ({ status: 'pass' }),
+    };
+    const report = await healthReport(
+      'ready',
+      sources({ sampled: () => [sampled, broken], checks: () => [dependency] }),
+    );
+    expect(Object.keys(report.checks)).toEqual([
+      'server:lifecycle',
+      'eventloop:delay',
+      'memory:utilization',
+      'db:x',
+    ]);
+    expect(report.checks['eventloop:delay']![0]).toEqual({
+      componentType: 'system',
+      status: 'pass',
+      observedValue: 3,
+      observedUnit: 'ms',
+      time: NOW.toISOString(),
+    });
+    expect(report.checks['memory:utilization']![0]).toEqual(
+      expect.objectContaining({ status: 'fail', output: 'no sample' }),
+    );
+    expect(report.status).toBe('fail');
+  });
+
   it('logs a transition once, not every probe', async () => {
     const write = jest.spyOn(process.stderr, 'write');
     const failing: HealthCheck = {
@@ -112,7 +157,7 @@ describe('process checks', () => {
 
   it('reports event-loop delay in ms and fails when it is very high', async () => {
     const sample = { eventLoopDelayP99Ms: 1234.56, heapUsedRatio: 0.1, sampledAt: NOW };
-    const result = await eventLoopCheck(() => sample).run(new AbortController().signal);
+    const result = eventLoopCheck(() => sample).read();
     expect(result).toEqual(
       expect.objectContaining({ status: 'fail', observedValue: 1234.6, observedUnit: 'ms' }),
     );
@@ -120,7 +165,7 @@ describe('process checks', () => {
 
   it('reports heap used as a percentage of the heap limit', async () => {
     const sample = { eventLoopDelayP99Ms: 1, heapUsedRatio: 0.9, sampledAt: NOW };
-    const result = await heapCheck(() => sample).run(new AbortController().signal);
+    const result = heapCheck(() => sample).read();
     expect(result).toEqual(
       expect.objectContaining({ status: 'warn', observedValue: 90, observedUnit: 'percent' }),
     );

@@ -5,9 +5,9 @@ import { reportThroughServerHook } from '../../../lib/reporting/server-hook';
 
 let lines: string[];
 
-beforeAll(() => {
+beforeAll(async () => {
   // No DSN: errors become JSON lines on stderr.
-  initServerReporting({ dsn: null, release: 'r1', environment: 'test' });
+  await initServerReporting({ dsn: null, release: 'r1', environment: 'test' });
 });
 
 beforeEach(() => {

@@ -1,0 +1,117 @@
+// Hostile input to the error-reporting tunnel: each rejected with its status, nothing forwarded,
+// the server healthy afterwards.
+import { Ingest, startIngest } from '../e2e/support/ingest';
+import { REPORTING_DIST } from '../e2e/support/paths';
+import { reportingBuild } from '../e2e/support/reporting-build';
+import { type RunningServer, startServer } from '../e2e/support/server';
+import { buildRequest, sendRaw } from './support/raw-http';
+import { recordResult } from './support/results';
+
+const build = reportingBuild();
+let ingest: Ingest;
+let server: RunningServer;
+
+beforeAll(async () => {
+  ingest = await startIngest(build.ingestPort);
+  server = await startServer({ distDir: REPORTING_DIST });
+});
+
+afterAll(async () => {
+  await server?.stop();
+  await ingest?.stop();
+});
+
+function envelopeFor(dsn: string): string {
+  return `{"event_id":"${'c'.repeat(32)}","dsn":"${dsn}"}\n{"type":"event"}\n{"message":"reliability"}\n`;
+}
+
+const dsn = new URL(build.dsn);
+const others: [string, string][] = [
+  ['another key', build.dsn.replace(dsn.username, 'otherkey')],
+  ['another project', build.dsn.replace(/\/1$/, '/2')],
+  ['another host', build.dsn.replace('127.0.0.1', 'ingest.example.org')],
+  ['the same host with an explicit port', build.dsn.replace(`:${dsn.port}/`, `:0${dsn.port}/`)],
+  ['the same host with the default port', `http://${dsn.username}@127.0.0.1:80/1`],
+];
+
+const cases: [string, () => Buffer, number][] = [
+  ['empty body', () => buildRequest({ method: 'POST', target: build.tunnelPath, body: '' }), 400],
+  [
+    'garbage',
+    () => buildRequest({ method: 'POST', target: build.tunnelPath, body: '\u0000\u00ff garbage' }),
+    400,
+  ],
+  [
+    'a truncated envelope',
+    () =>
+      buildRequest({ method: 'POST', target: build.tunnelPath, body: envelopeFor(build.dsn).slice(0, 30) }),
+    400,
+  ],
+  ...others.map(([name, other]): [string, () => Buffer, number] => [
+    `an envelope for ${name}`,
+    () => buildRequest({ method: 'POST', target: build.tunnelPath, body: envelopeFor(other) }),
+    403,
+  ]),
+  [
+    'an oversized body',
+    () =>
+      buildRequest({
+        method: 'POST',
+        target: build.tunnelPath,
+        body: envelopeFor(build.dsn) + 'x'.repeat(2 * 1024 * 1024),
+      }),
+    413,
+  ],
+  ['a GET', () => buildRequest({ target: build.tunnelPath }), 405],
+  [
+    'a chunked body with no length',
+    () =>
+      Buffer.from(
+        `POST ${build.tunnelPath} HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n5\r\nhello\r\n0\r\n\r\n`,
+      ),
+    400,
+  ],
+];
+
+describe('tunnel input', () => {
+  it.each(cases)('rejects %s with %i and forwards nothing', async (name, request, status) => {
+    const before = ingest.envelopes.length;
+    const answer = await sendRaw(server.port, request());
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    recordResult({
+      scenario: `tunnel: ${name}`,
+      requests: 1,
+      failures: answer.status === status && ingest.envelopes.length === before ? 0 : 1,
+      worstLatencyMs: answer.ms,
+    });
+    expect(answer.status).toBe(status);
+    expect(ingest.envelopes.length).toBe(before);
+    expect((await sendRaw(server.port, buildRequest({ target: '/api/health' }))).status).toBe(200);
+  });
+
+  it('answers a slow upload with 408 and forwards nothing', async () => {
+    const before = ingest.envelopes.length;
+    // Declares 4 KiB, sends 10 bytes, then nothing: the tunnel must not wait forever.
+    const head = `POST ${build.tunnelPath} HTTP/1.1\r\nHost: x\r\nContent-Length: 4096\r\n\r\n{"dsn":"ht`;
+    const answer = await sendRaw(server.port, Buffer.from(head), 20_000);
+    recordResult({
+      scenario: 'tunnel: a slow upload',
+      requests: 1,
+      failures: answer.status === 408 && ingest.envelopes.length === before ? 0 : 1,
+      worstLatencyMs: answer.ms,
+      note: 'upload timeout 10 s',
+    });
+    expect(answer.status).toBe(408);
+    expect(answer.ms).toBeLessThan(15_000);
+    expect(ingest.envelopes.length).toBe(before);
+  });
+
+  it('still forwards a good envelope afterwards', async () => {
+    const answer = await sendRaw(
+      server.port,
+      buildRequest({ method: 'POST', target: build.tunnelPath, body: envelopeFor(build.dsn) }),
+    );
+    expect(answer.status).toBe(200);
+    expect(server.output()).not.toMatch(/unhandled_rejection|uncaught_exception/);
+  });
+});

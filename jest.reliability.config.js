@@ -1,0 +1,13 @@
+// The reliability suite: load, hostile input and faults against production builds on loopback.
+const nextJest = require('next/jest').default;
+
+const createJestConfig = nextJest({ dir: __dirname });
+
+module.exports = createJestConfig({
+  displayName: 'reliability',
+  testEnvironment: 'node',
+  testMatch: ['<rootDir>/__tests__/reliability/**/*.test.ts'],
+  globalSetup: '<rootDir>/__tests__/reliability/support/global-setup.ts',
+  globalTeardown: '<rootDir>/__tests__/reliability/support/global-teardown.ts',
+  testTimeout: 120_000,
+});
