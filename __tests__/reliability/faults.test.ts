@@ -1,27 +1,26 @@
 // The error-reporting service misbehaving: refusing connections, hanging, rate limiting, failing.
 // Pages still load, health stays pass, the tunnel answers within its timeout, nothing goes
 // unhandled. And an error value that throws when read still gets an answer.
-import { startIngest, type Ingest, type IngestMode } from '../e2e/support/ingest';
-import { REPORTING_DIST } from '../e2e/support/paths';
+import type { IngestMode } from '../e2e/support/ingest';
 import { reportingBuild } from '../e2e/support/reporting-build';
-import { type RunningServer, startServer } from '../e2e/support/server';
+import type { RunningServer } from '../e2e/support/server';
 import { buildRequest, sendRaw } from './support/raw-http';
+import { type ReportingStack, startReportingStack } from './support/reporting-stack';
 import { recordResult } from './support/results';
 
 const build = reportingBuild();
 /** The tunnel's own timeout is 5 s; allow for a loaded machine. */
 const TUNNEL_DEADLINE_MS = 7000;
-let ingest: Ingest | null;
+let stack: ReportingStack;
 let server: RunningServer;
 
 beforeAll(async () => {
-  ingest = await startIngest(build.ingestPort);
-  server = await startServer({ distDir: REPORTING_DIST });
+  stack = await startReportingStack();
+  ({ server } = stack);
 });
 
 afterAll(async () => {
-  await server?.stop();
-  await ingest?.stop();
+  await stack?.stop();
 });
 
 const envelope = `{"event_id":"${'d'.repeat(32)}","dsn":"${build.dsn}"}\n{"type":"event"}\n{"message":"fault"}\n`;
@@ -38,10 +37,10 @@ describe('when the ingest misbehaves', () => {
     '%s: pages load, health passes, the tunnel answers in time',
     async (name, mode, tunnelStatuses) => {
       if (mode === 'refusing') {
-        await ingest?.stop();
-        ingest = null;
+        await stack.ingest?.stop();
+        stack.ingest = null;
       } else {
-        ingest ??= await startIngest(build.ingestPort);
+        const ingest = stack.ingest ?? (await stack.restartIngest());
         ingest.setMode(mode);
       }
       const answers = [
@@ -80,7 +79,7 @@ describe('when the ingest misbehaves', () => {
   );
 
   it('left no unhandled rejection or uncaught exception behind', async () => {
-    ingest ??= await startIngest(build.ingestPort);
+    const ingest = stack.ingest ?? (await stack.restartIngest());
     ingest.setMode('ok');
     // Give a hanging report time to hit the client's own timeout.
     await new Promise((resolve) => setTimeout(resolve, 6000));

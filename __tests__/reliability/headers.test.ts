@@ -2,28 +2,27 @@
 // framework or its version.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Ingest, startIngest } from '../e2e/support/ingest';
-import { REPORTING_DIST, ROOT } from '../e2e/support/paths';
+import { ROOT } from '../e2e/support/paths';
 import { reportingBuild } from '../e2e/support/reporting-build';
-import { type RunningServer, startServer } from '../e2e/support/server';
+import type { RunningServer } from '../e2e/support/server';
 import { buildRequest, type RawAnswer, sendRaw } from './support/raw-http';
+import { type ReportingStack, startReportingStack } from './support/reporting-stack';
 import { recordResult } from './support/results';
 
 const build = reportingBuild();
 const NEXT_VERSION = JSON.parse(
   readFileSync(path.join(ROOT, 'node_modules/next/package.json'), 'utf8'),
 ).version;
-let ingest: Ingest;
+let stack: ReportingStack;
 let server: RunningServer;
 
 beforeAll(async () => {
-  ingest = await startIngest(build.ingestPort);
-  server = await startServer({ distDir: REPORTING_DIST });
+  stack = await startReportingStack();
+  server = stack.server;
 });
 
 afterAll(async () => {
-  await server?.stop();
-  await ingest?.stop();
+  await stack?.stop();
 });
 
 function staticScript(html: string): string {

@@ -1,24 +1,25 @@
 // Hostile input to the error-reporting tunnel: each rejected with its status, nothing forwarded,
 // the server healthy afterwards.
-import { Ingest, startIngest } from '../e2e/support/ingest';
-import { REPORTING_DIST } from '../e2e/support/paths';
+import type { Ingest } from '../e2e/support/ingest';
 import { reportingBuild } from '../e2e/support/reporting-build';
-import { type RunningServer, startServer } from '../e2e/support/server';
+import type { RunningServer } from '../e2e/support/server';
 import { buildRequest, sendRaw } from './support/raw-http';
+import { type ReportingStack, startReportingStack } from './support/reporting-stack';
 import { recordResult } from './support/results';
 
 const build = reportingBuild();
+let stack: ReportingStack;
 let ingest: Ingest;
 let server: RunningServer;
 
 beforeAll(async () => {
-  ingest = await startIngest(build.ingestPort);
-  server = await startServer({ distDir: REPORTING_DIST });
+  stack = await startReportingStack();
+  ({ server } = stack);
+  ingest = stack.ingest!;
 });
 
 afterAll(async () => {
-  await server?.stop();
-  await ingest?.stop();
+  await stack?.stop();
 });
 
 function envelopeFor(dsn: string): string {

@@ -1,16 +1,6 @@
 // Lighthouse (12.x: 13 needs Node 22) in Debian's Chromium, default settings. Error pages answer
 // 4xx/5xx on purpose, so Lighthouse is told not to treat the status as a failed load.
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--no-first-run',
-  '--disable-sync',
-  '--disable-quic',
-];
+const { CHROMIUM_ARGS, CHROMIUM_PATH } = require('../../scripts/lib/chromium.js');
 
 /**
  * @param {string} url
@@ -19,7 +9,7 @@ const FLAGS = [
 async function audit(url) {
   const { default: lighthouse } = await import('lighthouse');
   const chromeLauncher = await import('chrome-launcher');
-  const chrome = await chromeLauncher.launch({ chromePath: CHROMIUM, chromeFlags: FLAGS });
+  const chrome = await chromeLauncher.launch({ chromePath: CHROMIUM_PATH, chromeFlags: CHROMIUM_ARGS });
   try {
     const result = await lighthouse(
       url,

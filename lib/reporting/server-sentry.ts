@@ -19,6 +19,7 @@ import { beforeExit } from '../lifecycle/state';
 import { shortReference } from './reference';
 import { scrubEvent } from './scrub';
 import type { ServerErrorContext } from './server-hook';
+import { DATA_COLLECTION } from './data-collection';
 
 const SEND_TIMEOUT_MS = 5000;
 const FLUSH_TIMEOUT_MS = 2000;
@@ -69,16 +70,7 @@ export function createSentrySender(config: SentryConfig): SentrySender {
     transport: fetchTransport,
     stackParser: createStackParser(nodeStackLineParser()),
     integrations: [eventFiltersIntegration(), dedupeIntegration(), linkedErrorsIntegration()],
-    // Sentry v11 collects more by default than v10 did; collect nothing about the visitor.
-    dataCollection: {
-      userInfo: false,
-      cookies: false,
-      httpHeaders: { request: { allow: ['user-agent'] }, response: false },
-      httpBodies: [],
-      // Kept, minus anything secret-looking: Sentry filters its own list, then scrubEvent ours.
-      urlQueryParams: true,
-      stackFrameVariables: false,
-    },
+    dataCollection: DATA_COLLECTION,
     sendClientReports: false,
     beforeSend: (event) => scrubEvent(event),
   });

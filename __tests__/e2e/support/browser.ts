@@ -1,17 +1,8 @@
 // Debian's Chromium driven by playwright-core (this machine cannot download Playwright's browsers).
 import { type Browser, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
-import { CHROMIUM_PATH } from './paths';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../../scripts/lib/chromium';
 
-export const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--no-first-run',
-  '--disable-sync',
-  '--disable-quic',
-];
+export { CHROMIUM_ARGS };
 
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });

@@ -5,6 +5,5 @@ export const ROOT = path.resolve(__dirname, '../../..');
 export const PRODUCTION_DIST = '.next';
 /** The same build plus the throwing fixture pages, in a folder of its own. */
 export const FIXTURE_DIST = '.next-e2e';
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 /** The fixture build again, with SENTRY_DSN pointing at a local ingest (see support/ingest.ts). */
 export const REPORTING_DIST = '.next-e2e-reporting';

@@ -18,6 +18,7 @@ import {
 import { scrubBreadcrumbOrDrop, scrubEvent } from '../scrub';
 import { shortReference } from '../reference';
 import type { LoadedSdk, Mechanism } from './reporter';
+import { DATA_COLLECTION } from '../data-collection';
 
 /** The route pattern Next is showing (`/orders/[id]`), not the URL with its parameters. */
 function currentRoute(): string {
@@ -44,17 +45,7 @@ export function startSdk(): LoadedSdk {
       dedupeIntegration(),
       httpContextIntegration(),
     ],
-    // Sentry v11 collects more by default than v10 did; collect nothing about the visitor beyond
-    // the user agent.
-    dataCollection: {
-      userInfo: false,
-      cookies: false,
-      httpHeaders: { request: { allow: ['user-agent'] }, response: false },
-      httpBodies: [],
-      // Kept, minus anything secret-looking: Sentry filters its own list, then scrubEvent ours.
-      urlQueryParams: true,
-      stackFrameVariables: false,
-    },
+    dataCollection: DATA_COLLECTION,
     // Known noise: browser extensions' own errors and ResizeObserver's benign loop notices.
     ignoreErrors: [/ResizeObserver loop (limit exceeded|completed with undelivered notifications)/],
     denyUrls: [/^(chrome|moz|safari|safari-web|ms-browser)-extension:\/\//, /^webkit-masked-url:/],
