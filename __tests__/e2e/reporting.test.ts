@@ -135,6 +135,31 @@ describe('browser errors', () => {
     await watched.close();
   });
 
+  it('drops known noise: ResizeObserver loop notices and errors from browser extensions', async () => {
+    const watched = await openAndWaitForSdk('/__fixtures__/event-handler-error');
+    const before = ingest.events().length;
+    await watched.page.evaluate(() => {
+      window.dispatchEvent(
+        new ErrorEvent('error', { message: 'ResizeObserver loop completed with undelivered notifications.' }),
+      );
+      const fromExtension = new Error('Fixture extension error');
+      fromExtension.stack =
+        'Error: Fixture extension error\n    at inject (chrome-extension://abcdefghijklmnop/content.js:1:10)';
+      window.dispatchEvent(new ErrorEvent('error', { error: fromExtension, message: fromExtension.message }));
+    });
+    // A real error after them proves the SDK was listening and sending all along.
+    await watched.page.getByRole('button', { name: 'Throw from a click' }).click();
+    const afterNoise = () => ingest.events().slice(before);
+    await ingest.waitFor(() =>
+      afterNoise().some((e) => JSON.stringify(e).includes('Fixture event handler error')) ? true : undefined,
+    );
+    await sleep(DUPLICATE_WINDOW_MS);
+    const arrived = afterNoise();
+    expect(arrived.filter((e) => JSON.stringify(e).includes('ResizeObserver'))).toEqual([]);
+    expect(arrived.filter((e) => JSON.stringify(e).includes('Fixture extension error'))).toEqual([]);
+    await watched.close();
+  });
+
   it('leaks no secret from the URL or from a cookie', async () => {
     const secrets = [
       'SECRET-QUERY-123',
