@@ -40,6 +40,23 @@ function dsnProblem(raw) {
     : 'Sentry cannot parse it (expected https://KEY@host/PROJECT_ID)';
 }
 
+/** @param {string} problem */
+const malformedDsn = (problem) => `SENTRY_DSN is malformed: ${problem}`;
+
+/**
+ * SENTRY_DSN on its own, as the server checks it at start: no release to resolve (that would spawn
+ * git) and no tunnel path to derive. Throws one line when it is malformed.
+ * @param {string | undefined} raw
+ * @returns {string | null}
+ */
+function readDsn(raw) {
+  const value = raw?.trim() || '';
+  if (!value) return null;
+  const problem = dsnProblem(value);
+  if (problem) throw new Error(`Invalid error-reporting configuration: ${malformedDsn(problem)}.`);
+  return value;
+}
+
 /**
  * @param {Record<string, string | undefined>} env
  * @param {{ dev: boolean }} options
@@ -52,7 +69,7 @@ function readReportingConfig(env, { dev }) {
   let dsn = null;
   if (rawDsn) {
     const problem = dsnProblem(rawDsn);
-    if (problem) problems.push(`SENTRY_DSN is malformed: ${problem}`);
+    if (problem) problems.push(malformedDsn(problem));
     else dsn = rawDsn;
   }
 
@@ -93,4 +110,4 @@ function inlinedReportingEnv(config) {
   };
 }
 
-module.exports = { readReportingConfig, inlinedReportingEnv };
+module.exports = { readDsn, readReportingConfig, inlinedReportingEnv };

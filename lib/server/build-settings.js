@@ -2,7 +2,7 @@
 // running server so it serves the same tunnel the browser bundle was built for.
 const fs = require('node:fs');
 const path = require('node:path');
-const { inlinedReportingEnv, readReportingConfig } = require('../config/reporting.js');
+const { inlinedReportingEnv, readDsn, readReportingConfig } = require('../config/reporting.js');
 
 /**
  * @typedef {Record<string, string | undefined>} InlinedEnv
@@ -40,7 +40,7 @@ function readBuildSettings({ root, dev, env, standaloneConfigPath }) {
  * @returns {string | null}
  */
 function serverDsn(env, build) {
-  const atStart = readReportingConfig({ SENTRY_DSN: env.SENTRY_DSN }, { dev: false }).dsn;
+  const atStart = readDsn(env.SENTRY_DSN);
   const atBuild = build.APP_SENTRY_DSN || null;
   if (atStart && atBuild && atStart !== atBuild) {
     throw new Error(
