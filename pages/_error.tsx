@@ -7,7 +7,6 @@ import { serverError } from '../components/error-screen/copy/server-error';
 import { type ErrorKind, errorKindFor, statusFromContext } from '../lib/errors/status';
 import { sameOriginPath } from '../lib/http/same-origin-path';
 import { reportBrowserError } from '../lib/reporting/browser/reporter';
-import { referenceOf } from '../lib/reporting/reference';
 import { reportThroughServerHook } from '../lib/reporting/server-hook';
 
 export interface ErrorPageProps {
@@ -28,24 +27,22 @@ export default function ErrorPage({ statusCode, reference, retryHref }: ErrorPag
 }
 
 /**
- * The reference a person can quote: the id the error was already reported under (Next calls
- * instrumentation's onRequestError before it renders this page), else a report made now.
+ * The reference a person can quote. On the server, the reporter returns the id the error was
+ * already reported under (Next calls instrumentation's onRequestError before it renders this
+ * page), or reports it now.
  */
 function referenceFor({ res, err, pathname, req }: NextPageContext, statusCode: number | undefined) {
   if (!err) return undefined;
   // Next folds `typeof window` per bundle, so browsers never download the server branch.
   if (typeof window !== 'undefined') return reportBrowserError(err, 'next-error-page');
   if (!res || statusCode === undefined || statusCode < 500) return undefined;
-  return (
-    referenceOf(err) ??
-    reportThroughServerHook(err, {
-      route: pathname,
-      method: req?.method ?? 'GET',
-      status: statusCode,
-      path: req?.url,
-      mechanism: '_error',
-    })
-  );
+  return reportThroughServerHook(err, {
+    route: pathname,
+    method: req?.method ?? 'GET',
+    status: statusCode,
+    path: req?.url,
+    mechanism: '_error',
+  });
 }
 
 ErrorPage.getInitialProps = (context: NextPageContext): ErrorPageProps => {
