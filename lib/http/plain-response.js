@@ -6,11 +6,10 @@ const { securityHeaders } = require('./security-headers.js');
 const SECURITY_HEADERS = Object.fromEntries(securityHeaders().map(({ key, value }) => [key, value]));
 
 /**
- * @param {number} status
  * @param {string} message
  * @param {Record<string, string>} [extra]
  */
-function plainHeaders(status, message, extra = {}) {
+function plainHeaders(message, extra = {}) {
   return {
     ...SECURITY_HEADERS,
     'Cache-Control': 'no-store',
@@ -30,7 +29,7 @@ function plainHeaders(status, message, extra = {}) {
 function sendPlain(res, status, message, extra = {}) {
   try {
     if (res.headersSent || res.destroyed) return;
-    res.writeHead(status, plainHeaders(status, message, extra));
+    res.writeHead(status, plainHeaders(message, extra));
     res.end(message);
   } catch {
     res.destroy();
@@ -51,7 +50,7 @@ function writePlainToSocket(socket, status, message, extra = {}) {
       socket.destroy();
       return;
     }
-    const headers = { ...plainHeaders(status, message, extra), Connection: 'close' };
+    const headers = { ...plainHeaders(message, extra), Connection: 'close' };
     const head = Object.entries(headers)
       .map(([name, value]) => `${name}: ${value}`)
       .join('\r\n');
