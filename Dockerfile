@@ -2,7 +2,8 @@
 # Multi-stage image: install and build with the full toolchain, run from the standalone output as a
 # non-root user with nothing but node and the traced server files.
 
-ARG NODE_IMAGE=node:20-bookworm-slim
+# Node 24 LTS: Node 20 reached end of life in April 2026. CI runs every test on both.
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
@@ -29,6 +30,9 @@ COPY --from=build /out ./
 RUN mkdir -p .next/cache && chown node:node .next/cache
 USER node
 EXPOSE 3000
-HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 CMD ["node", "lib/server/healthcheck.js"]
+# Liveness through the image's own node, so the image needs no curl or wget. The e2e suite runs this
+# exact command against the assembled server (__tests__/e2e/deployment.test.ts).
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/api/health/live',{signal:AbortSignal.timeout(2000)}).then(r=>process.exit(r.status===200?0:1),()=>process.exit(1))"]
 STOPSIGNAL SIGTERM
-CMD ["node", "lib/server/start.js"]
+CMD ["node", "dist/lib/server/start.js"]

@@ -13,6 +13,7 @@ const config = [
       'coverage/**',
       'bench/.work/**',
       'bench/results/**',
+      'dist/**',
     ],
   },
   {

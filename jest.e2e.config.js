@@ -7,6 +7,6 @@ module.exports = createJestConfig({
   displayName: 'e2e',
   testEnvironment: 'node',
   testMatch: ['<rootDir>/__tests__/e2e/**/*.test.ts'],
-  globalSetup: '<rootDir>/__tests__/e2e/support/global-setup.ts',
+  globalSetup: '<rootDir>/__tests__/support/builds.ts',
   testTimeout: 60_000,
 });

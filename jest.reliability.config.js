@@ -7,7 +7,7 @@ module.exports = createJestConfig({
   displayName: 'reliability',
   testEnvironment: 'node',
   testMatch: ['<rootDir>/__tests__/reliability/**/*.test.ts'],
-  globalSetup: '<rootDir>/__tests__/reliability/support/global-setup.ts',
-  globalTeardown: '<rootDir>/__tests__/reliability/support/global-teardown.ts',
+  globalSetup: '<rootDir>/__tests__/support/reliability-setup.ts',
+  globalTeardown: '<rootDir>/__tests__/support/reliability-teardown.ts',
   testTimeout: 120_000,
 });

@@ -1,8 +1,8 @@
 // @ts-check
 const path = require('node:path');
 const { PHASE_DEVELOPMENT_SERVER, PHASE_PRODUCTION_SERVER } = require('next/constants');
-const { packageVersion } = require('./lib/config/release.js');
-const { inlinedReportingEnv, readReportingConfig } = require('./lib/config/reporting.js');
+// Compiled from lib/config/build-time.ts by `npm run build:server`, which `npm run build` runs first.
+const { buildTimeEnv } = require('./dist/lib/config/build-time.js');
 
 /**
  * Pages are TypeScript (`.tsx`, `.ts`). Fixture pages (`*.fixture.jsx`) throw on purpose for the
@@ -13,30 +13,17 @@ const { inlinedReportingEnv, readReportingConfig } = require('./lib/config/repor
 const withFixtures = process.env.APP_SHELL_FIXTURES === '1';
 
 /**
- * Reads and checks the reporting settings; a bad value stops the build with one line.
+ * The values inlined into every bundle, read and checked once; a bad value stops the build with
+ * one line.
  * @param {boolean} dev
  */
-function reportingEnv(dev) {
+function inlinedEnv(dev) {
   try {
-    return inlinedReportingEnv(readReportingConfig(process.env, { dev }));
+    return buildTimeEnv(process.env, { dev, root: __dirname });
   } catch (error) {
     console.error(error instanceof Error ? error.message : String(error));
     process.exit(1);
   }
-}
-
-/**
- * What the error screens say about the service (lib/config/site.ts), always defined so the bundles
- * get constants instead of a run-time `process.env` lookup.
- * @param {Record<string, string | undefined>} env
- */
-function siteEnv(env) {
-  return {
-    APP_SERVICE_NAME: env.NEXT_PUBLIC_SERVICE_NAME?.trim() ?? '',
-    APP_HOME_HREF: env.NEXT_PUBLIC_HOME_HREF?.trim() ?? '',
-    APP_CONTACT_HREF: env.NEXT_PUBLIC_CONTACT_HREF?.trim() ?? '',
-    APP_CONTACT_LABEL: env.NEXT_PUBLIC_CONTACT_LABEL?.trim() ?? '',
-  };
 }
 
 /** @type {(phase: string) => import('next').NextConfig} */
@@ -44,11 +31,8 @@ module.exports = (phase) => {
   const dev = phase === PHASE_DEVELOPMENT_SERVER;
   // Inlined into every bundle at build time: one release and one reporting setup for browser,
   // server and health. The running production server reads the build's values instead (see
-  // lib/server/build-settings.js): a container has no git to ask, and must not disagree with its bundles.
-  const buildTimeEnv =
-    phase === PHASE_PRODUCTION_SERVER
-      ? null
-      : { APP_VERSION: packageVersion(), ...reportingEnv(dev), ...siteEnv(process.env) };
+  // lib/server/build-output.ts): a container has no git to ask, and must not disagree with its bundles.
+  const env = phase === PHASE_PRODUCTION_SERVER ? null : inlinedEnv(dev);
   return {
     poweredByHeader: false,
     reactStrictMode: true,
@@ -57,16 +41,16 @@ module.exports = (phase) => {
     // first-load JS (gzip) once any dynamic route, such as the health catch-all, exists.
     experimental: { clientRouterFilter: false },
     distDir: process.env.NEXT_DIST_DIR || '.next',
-    // Loaded from node_modules on the server, not bundled: the server entry (lib/server/start.js)
+    // Loaded from node_modules on the server, not bundled: the compiled server (lib/server/start.ts)
     // requires it too, so both share one copy, and the standalone output traces it into the image.
     serverExternalPackages: ['@sentry/core'],
-    ...(buildTimeEnv ? { env: buildTimeEnv } : {}),
+    ...(env ? { env } : {}),
     // A self-contained server folder for the container image (the Dockerfile sets this). Off
     // otherwise, because Next then warns on every start that `next start` cannot serve it.
     ...(process.env.NEXT_OUTPUT === 'standalone' ? { output: 'standalone' } : {}),
     pageExtensions: withFixtures ? ['tsx', 'ts', 'fixture.jsx'] : ['tsx', 'ts'],
     webpack(config, { webpack, isServer, buildId }) {
-      if (!isServer && buildTimeEnv?.APP_SENTRY_DSN) {
+      if (!isServer && env?.APP_SENTRY_DSN) {
         // The browser SDK as an entry of its own, loaded by a script element once the page is idle
         // (lib/reporting/browser/reporter.ts). A dynamic import() would add webpack's chunk-loading
         // runtime to every page's first-load JS. The build id in the name makes it cacheable forever.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Assembles the runnable server from a standalone build: Next's traced server files and
-# node_modules, the static assets, public/, and the app's own server entry with what it requires.
+# node_modules, the static assets, public/, and the app's compiled server (dist/, one tree).
 # The Dockerfile runs this; so does the test that boots the result, so the two cannot drift apart.
 # Usage: scripts/assemble-standalone.sh DIST_DIR DEST
 set -euo pipefail
@@ -21,18 +21,19 @@ rm -f "$dest/server.js"
 mkdir -p "$dest/$dist"
 cp -R "$dist/static" "$dest/$dist/static"
 cp -R public "$dest/public"
-# The server entry and the CommonJS modules it requires at run time.
-for dir in lib/server lib/config lib/lifecycle lib/log lib/http lib/reporting; do
-  compgen -G "$dir/*.js" >/dev/null || continue
-  mkdir -p "$dest/$dir"
-  cp "$dir"/*.js "$dest/$dir/"
-done
+if [ ! -f dist/lib/server/start.js ]; then
+  echo "No compiled server in dist/: run npm run build first." >&2
+  exit 1
+fi
+cp -R dist "$dest/dist"
+# Type declarations are for next.config.js's type check, not for running.
+find "$dest/dist" -name '*.d.ts' -delete
 # The build's resolved Next config. The standalone folder has no build tooling to load
 # next.config.js with, so the server hands this to Next instead (as Next's own standalone server.js does).
 node -e '
   const fs = require("fs");
   const { config } = JSON.parse(fs.readFileSync(process.argv[1], "utf8"));
   fs.writeFileSync(process.argv[2], JSON.stringify(config));
-' "$dist/required-server-files.json" "$dest/lib/server/standalone-config.json"
+' "$dist/required-server-files.json" "$dest/standalone-config.json"
 # Sources that the tracer copies along are not needed to run.
-rm -rf "$dest/pages"
+rm -rf "$dest/pages" "$dest/lib"

@@ -1,24 +1,39 @@
 // The container image's contents, without a Docker engine: build standalone output, assemble it
 // with the same script the Dockerfile runs, and boot it from a folder with no node_modules above it.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { rawRequest } from './support/http';
-import { ROOT } from './support/paths';
-import { type RunningServer, startServer } from './support/server';
+import { npmBuild } from '../support/builds';
+import { rawRequest } from '../support/http';
+import { ROOT } from '../support/paths';
+import { type RunningServer, startServer } from '../support/server';
 
 const DIST = '.next-standalone';
 let folder: string;
 let server: RunningServer;
 
+/** The Dockerfile's HEALTHCHECK command, as the container engine would run it (exec form). */
+function healthcheckCommand(): string[] {
+  const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8').replace(/\\\n\s*/g, '');
+  const json = /^HEALTHCHECK .*?CMD (\[.*\])$/m.exec(dockerfile)?.[1];
+  if (!json) throw new Error('The Dockerfile has no exec-form HEALTHCHECK');
+  return JSON.parse(json) as string[];
+}
+
+/** Runs the HEALTHCHECK from inside the image's folder, with the image's PORT. */
+function runHealthcheck(): number | null {
+  const [command, ...args] = healthcheckCommand();
+  expect(command).toBe('node');
+  return spawnSync(process.execPath, args, {
+    cwd: folder,
+    env: { ...process.env, PORT: String(server.port) },
+    timeout: 10_000,
+  }).status;
+}
+
 beforeAll(async () => {
-  const build = spawnSync(process.execPath, [require.resolve('next/dist/bin/next'), 'build', '--webpack'], {
-    cwd: ROOT,
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', NEXT_OUTPUT: 'standalone', NEXT_DIST_DIR: DIST },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  if (build.status !== 0) throw new Error(`standalone build failed (exit ${build.status})`);
+  npmBuild(DIST, { NEXT_OUTPUT: 'standalone' }, 'ignore');
   folder = mkdtempSync(path.join(tmpdir(), 'app-shell-image-'));
   const assemble = spawnSync('bash', ['scripts/assemble-standalone.sh', DIST, folder], {
     cwd: ROOT,
@@ -50,20 +65,25 @@ describe('the standalone server the image runs', () => {
     expect(asset.headers['cache-control']).toContain('immutable');
   });
 
-  it('answers the HEALTHCHECK script with exit 0', () => {
-    const check = spawnSync(process.execPath, [path.join(folder, 'lib/server/healthcheck.js')], {
-      env: { ...process.env, PORT: String(server.port) },
-      timeout: 10_000,
-    });
-    expect(check.status).toBe(0);
+  it('passes the Dockerfile’s HEALTHCHECK with exit 0', () => {
+    expect(runHealthcheck()).toBe(0);
   });
 
-  it('shuts down cleanly on SIGTERM', async () => {
+  it('holds the compiled server as one tree and no TypeScript source', () => {
+    const listing = spawnSync(
+      'find',
+      ['.', '-path', './node_modules', '-prune', '-o', '-type', 'f', '-print'],
+      {
+        cwd: folder,
+        encoding: 'utf8',
+      },
+    ).stdout;
+    expect(listing).toContain('./dist/lib/server/start.js');
+    expect(listing).not.toMatch(/\.tsx?$/m);
+  });
+
+  it('shuts down cleanly on SIGTERM, and the HEALTHCHECK then fails', async () => {
     expect(await server.stop()).toBe(0);
-    const check = spawnSync(process.execPath, [path.join(folder, 'lib/server/healthcheck.js')], {
-      env: { ...process.env, PORT: String(server.port) },
-      timeout: 10_000,
-    });
-    expect(check.status).toBe(1);
+    expect(runHealthcheck()).toBe(1);
   });
 });

@@ -1,10 +1,10 @@
 // The production build's error screens in a real browser.
 import type { Browser } from 'playwright-core';
-import { accessibilityViolations } from './support/axe';
-import { launchBrowser, openWatchedPage } from './support/browser';
-import { rawRequest } from './support/http';
-import { PRODUCTION_DIST } from './support/paths';
-import { type RunningServer, startServer } from './support/server';
+import { accessibilityViolations } from '../support/axe';
+import { launchBrowser, openWatchedPage } from '../support/browser';
+import { rawRequest } from '../support/http';
+import { PRODUCTION_DIST } from '../support/paths';
+import { type RunningServer, startServer } from '../support/server';
 
 let server: RunningServer;
 let browser: Browser;

@@ -1,9 +1,9 @@
 // Error paths that need a page to fail, against the test build that adds the fixture pages.
 import type { Browser } from 'playwright-core';
-import { accessibilityViolations } from './support/axe';
-import { launchBrowser, openWatchedPage } from './support/browser';
-import { FIXTURE_DIST } from './support/paths';
-import { type RunningServer, startServer } from './support/server';
+import { accessibilityViolations } from '../support/axe';
+import { launchBrowser, openWatchedPage } from '../support/browser';
+import { FIXTURE_DIST } from '../support/paths';
+import { type RunningServer, startServer } from '../support/server';
 
 let server: RunningServer;
 let browser: Browser;

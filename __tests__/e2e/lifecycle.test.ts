@@ -1,8 +1,8 @@
 // Readiness under a blocked event loop, and SIGTERM under a steady stream of requests.
 import path from 'node:path';
-import { rawRequest } from './support/http';
-import { FIXTURE_DIST } from './support/paths';
-import { startServer } from './support/server';
+import { rawRequest } from '../support/http';
+import { FIXTURE_DIST } from '../support/paths';
+import { startServer } from '../support/server';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -3,10 +3,10 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
-import { launchBrowser, openWatchedPage } from './support/browser';
-import { rawRequest } from './support/http';
-import { FIXTURE_DIST, PRODUCTION_DIST, ROOT } from './support/paths';
-import { type RunningServer, startServer } from './support/server';
+import { launchBrowser, openWatchedPage } from '../support/browser';
+import { rawRequest } from '../support/http';
+import { FIXTURE_DIST, PRODUCTION_DIST, ROOT } from '../support/paths';
+import { type RunningServer, startServer } from '../support/server';
 
 let server: RunningServer;
 let browser: Browser;

@@ -2,12 +2,12 @@
 // ingest. Browser events must come through the same-origin tunnel, each error exactly once, with
 // release and environment, and with the id the screen shows.
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, openWatchedPage, type WatchedPage } from './support/browser';
-import { rawRequest } from './support/http';
-import { type Ingest, type SentryEventPayload, startIngest } from './support/ingest';
-import { reportingBuild } from './support/reporting-build';
-import { REPORTING_DIST } from './support/paths';
-import { type RunningServer, startServer } from './support/server';
+import { launchBrowser, openWatchedPage, type WatchedPage } from '../support/browser';
+import { rawRequest } from '../support/http';
+import { type Ingest, type SentryEventPayload, startIngest } from '../support/ingest';
+import { reportingBuild } from '../support/reporting-build';
+import { REPORTING_DIST } from '../support/paths';
+import { type RunningServer, startServer } from '../support/server';
 
 const build = reportingBuild();
 let ingest: Ingest;
@@ -62,7 +62,7 @@ async function openAndWaitForSdk(path: string, options = {}): Promise<WatchedPag
 
 async function waitForSdkStarted(page: Page) {
   await page.waitForFunction(() =>
-    Boolean((window as unknown as Record<symbol, unknown>)[Symbol.for('app-shell.sentry-sdk')]),
+    Boolean((window as unknown as Record<symbol, unknown>)[Symbol.for('app-shell.browserSdk')]),
   );
 }
 

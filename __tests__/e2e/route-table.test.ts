@@ -2,10 +2,18 @@
 // anything else that throws on purpose must never ship.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { FIXTURE_DIST, PRODUCTION_DIST, ROOT } from './support/paths';
+import { FIXTURE_DIST, PRODUCTION_DIST, ROOT } from '../support/paths';
 
-// The health route is one optional catch-all serving /api/health, /api/health/live and /api/health/ready.
-const ALLOWED = ['/404', '/_app', '/_document', '/_error', '/api/health/[[...probe]]'];
+// The shell's pages and its three static health routes: overall, live and ready.
+const ALLOWED = [
+  '/404',
+  '/_app',
+  '/_document',
+  '/_error',
+  '/api/health',
+  '/api/health/live',
+  '/api/health/ready',
+];
 
 function readJson(distDir: string, file: string) {
   return JSON.parse(readFileSync(path.join(ROOT, distDir, file), 'utf8'));
@@ -26,7 +34,7 @@ function unexpected(distDir: string): string[] {
 }
 
 describe('the production route table', () => {
-  it('holds only _app, _document, _error, 404 and the health route', () => {
+  it('holds only _app, _document, _error, 404 and the three health routes', () => {
     expect(unexpected(PRODUCTION_DIST)).toEqual([]);
     expect(Object.keys(readJson(PRODUCTION_DIST, 'server/pages-manifest.json')).sort()).toEqual(ALLOWED);
   });

@@ -1,7 +1,7 @@
 // Every kind of response carries the security headers and nothing that names the framework.
-import { rawRequest } from './support/http';
-import { PRODUCTION_DIST } from './support/paths';
-import { type RunningServer, startServer } from './support/server';
+import { rawRequest } from '../support/http';
+import { PRODUCTION_DIST } from '../support/paths';
+import { type RunningServer, startServer } from '../support/server';
 
 let server: RunningServer;
 

@@ -1,11 +1,11 @@
 // Several hundred generated hostile requests, seeded and reproducible (RELIABILITY_SEED=n to vary).
 // Each must get its documented 4xx (README, "Reliability"), never a 5xx, never a stack trace or a
 // server path in the body, and the server must keep serving.
-import { PRODUCTION_DIST, ROOT } from '../e2e/support/paths';
-import { type RunningServer, startServer } from '../e2e/support/server';
-import { buildRequest, sendRaw } from './support/raw-http';
-import { recordResult } from './support/results';
-import { seededRandom } from './support/seeded-random';
+import { PRODUCTION_DIST, ROOT } from '../support/paths';
+import { type RunningServer, startServer } from '../support/server';
+import { buildRequest, sendRaw } from '../support/raw-http';
+import { recordResult } from '../support/results';
+import { seededRandom } from '../support/seeded-random';
 
 const SEED = Number(process.env.RELIABILITY_SEED) || 20261122;
 const CASES_PER_CATEGORY = 40;

@@ -1,12 +1,12 @@
 // The error-reporting service misbehaving: refusing connections, hanging, rate limiting, failing.
 // Pages still load, health stays pass, the tunnel answers within its timeout, nothing goes
 // unhandled. And an error value that throws when read still gets an answer.
-import type { IngestMode } from '../e2e/support/ingest';
-import { reportingBuild } from '../e2e/support/reporting-build';
-import type { RunningServer } from '../e2e/support/server';
-import { buildRequest, sendRaw } from './support/raw-http';
-import { type ReportingStack, startReportingStack } from './support/reporting-stack';
-import { recordResult } from './support/results';
+import type { IngestMode } from '../support/ingest';
+import { reportingBuild } from '../support/reporting-build';
+import type { RunningServer } from '../support/server';
+import { buildRequest, sendRaw } from '../support/raw-http';
+import { type ReportingStack, startReportingStack } from '../support/reporting-stack';
+import { recordResult } from '../support/results';
 
 const build = reportingBuild();
 /** The tunnel's own timeout is 5 s; allow for a loaded machine. */

@@ -2,12 +2,12 @@
 // framework or its version.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ROOT } from '../e2e/support/paths';
-import { reportingBuild } from '../e2e/support/reporting-build';
-import type { RunningServer } from '../e2e/support/server';
-import { buildRequest, type RawAnswer, sendRaw } from './support/raw-http';
-import { type ReportingStack, startReportingStack } from './support/reporting-stack';
-import { recordResult } from './support/results';
+import { ROOT } from '../support/paths';
+import { reportingBuild } from '../support/reporting-build';
+import type { RunningServer } from '../support/server';
+import { buildRequest, type RawAnswer, sendRaw } from '../support/raw-http';
+import { type ReportingStack, startReportingStack } from '../support/reporting-stack';
+import { recordResult } from '../support/results';
 
 const build = reportingBuild();
 const NEXT_VERSION = JSON.parse(

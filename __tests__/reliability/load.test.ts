@@ -2,9 +2,9 @@
 // resident memory that does not keep growing.
 import { readFileSync } from 'node:fs';
 import { load } from '../../bench/lib/load';
-import { PRODUCTION_DIST } from '../e2e/support/paths';
-import { type RunningServer, startServer } from '../e2e/support/server';
-import { recordResult } from './support/results';
+import { PRODUCTION_DIST } from '../support/paths';
+import { type RunningServer, startServer } from '../support/server';
+import { recordResult } from '../support/results';
 
 const SECONDS = Number(process.env.RELIABILITY_LOAD_SECONDS) || 30;
 const CONNECTIONS = 100;

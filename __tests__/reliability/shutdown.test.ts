@@ -1,8 +1,8 @@
 // SIGTERM in the middle of load: no request fails during the drain, and the process exits 0.
 import autocannon from 'autocannon';
-import { PRODUCTION_DIST } from '../e2e/support/paths';
-import { startServer } from '../e2e/support/server';
-import { recordResult } from './support/results';
+import { PRODUCTION_DIST } from '../support/paths';
+import { startServer } from '../support/server';
+import { recordResult } from '../support/results';
 
 const DRAIN_MS = 3000;
 

@@ -1,11 +1,11 @@
 // Hostile input to the error-reporting tunnel: each rejected with its status, nothing forwarded,
 // the server healthy afterwards.
-import type { Ingest } from '../e2e/support/ingest';
-import { reportingBuild } from '../e2e/support/reporting-build';
-import type { RunningServer } from '../e2e/support/server';
-import { buildRequest, sendRaw } from './support/raw-http';
-import { type ReportingStack, startReportingStack } from './support/reporting-stack';
-import { recordResult } from './support/results';
+import type { Ingest } from '../support/ingest';
+import { reportingBuild } from '../support/reporting-build';
+import type { RunningServer } from '../support/server';
+import { buildRequest, sendRaw } from '../support/raw-http';
+import { type ReportingStack, startReportingStack } from '../support/reporting-stack';
+import { recordResult } from '../support/results';
 
 const build = reportingBuild();
 let stack: ReportingStack;

@@ -24,11 +24,17 @@ function nextBuild(dir, env) {
 }
 
 /**
+ * This app, built as users build it (`npm run build`: the compiled server, then `next build`).
  * @param {string} distDir  relative to the repository
  * @param {Record<string, string>} [env]
  */
 function buildApp(distDir, env = {}) {
-  nextBuild(ROOT, { NEXT_DIST_DIR: distDir, ...env });
+  const result = spawnSync('npm', ['run', '--silent', 'build'], {
+    cwd: ROOT,
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', NEXT_DIST_DIR: distDir, ...env },
+    encoding: 'utf8',
+  });
+  if (result.status !== 0) throw new Error(`npm run build failed:\n${result.stdout}\n${result.stderr}`);
   return path.join(ROOT, distDir);
 }
 

@@ -12,7 +12,7 @@ const { NEXT_BIN, ROOT } = require('./builds.js');
 function startApp(distDir, env = {}) {
   return startServerProcess({
     command: process.execPath,
-    args: [path.join(ROOT, 'lib/server/start.js')],
+    args: [path.join(ROOT, 'dist/lib/server/start.js')],
     cwd: ROOT,
     env: { NEXT_DIST_DIR: distDir, HOST: '127.0.0.1', ...env },
     readyPath: '/api/health/ready',

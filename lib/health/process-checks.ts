@@ -1,16 +1,19 @@
-// Checks of the process itself, sampled in the background so a probe only reads two numbers.
+// Checks of the process itself, sampled in the background once a second, so a probe reads a few
+// numbers and computes nothing.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';
-import type { CheckResult, HealthStatus, SampledCheck } from './types';
+import { settings, type Thresholds } from '../config/settings';
+import { slotOrCreate } from '../process/slots';
+import type { CheckResult, HealthStatus, ProcessSample, ProcessSampler, SampledCheck } from './types';
 
 const SAMPLE_EVERY_MS = 1000;
 /** The event-loop delay reported is the worst per-second p99 over this many seconds. */
 const WINDOW_SECONDS = 5;
-
-export interface Thresholds {
-  warn: number;
-  fail: number;
-}
+/**
+ * How late the sampler's own timer may run before a probe reports that lateness itself: up to this,
+ * it is ordinary timer jitter under load, and the next sample records it.
+ */
+const OVERDUE_SLACK_MS = 20;
 
 export function grade(value: number, { warn, fail }: Thresholds): HealthStatus {
   if (value >= fail) return 'fail';
@@ -18,34 +21,12 @@ export function grade(value: number, { warn, fail }: Thresholds): HealthStatus {
   return 'pass';
 }
 
-function thresholdsFromEnv(prefix: string, defaults: Thresholds): Thresholds {
-  const warn = Number(process.env[`${prefix}_WARN`]);
-  const fail = Number(process.env[`${prefix}_FAIL`]);
-  return {
-    warn: Number.isFinite(warn) && warn > 0 ? warn : defaults.warn,
-    fail: Number.isFinite(fail) && fail > 0 ? fail : defaults.fail,
-  };
-}
-
-export const EVENT_LOOP_DELAY_MS = thresholdsFromEnv('HEALTH_EVENT_LOOP_DELAY_MS', { warn: 200, fail: 1000 });
-export const HEAP_USED_RATIO = thresholdsFromEnv('HEALTH_HEAP_USED_RATIO', { warn: 0.85, fail: 0.95 });
-
-export interface ProcessSample {
-  eventLoopDelayP99Ms: number;
-  heapUsedRatio: number;
-  sampledAt: Date;
-}
-
-interface Sampler {
-  latest: () => ProcessSample;
-}
-
-function createSampler(): Sampler {
+export function createSampler(): ProcessSampler {
   const histogram = monitorEventLoopDelay({ resolution: 10 });
   histogram.enable();
   const recentP99s: number[] = [];
-  let heapUsedRatio = 0;
-  let sampledAt = new Date();
+  let current: ProcessSample;
+  let sequence = 0;
 
   const sample = () => {
     const p99 = histogram.count > 0 ? histogram.percentile(99) / 1e6 : 0;
@@ -53,47 +34,49 @@ function createSampler(): Sampler {
     recentP99s.push(p99);
     if (recentP99s.length > WINDOW_SECONDS) recentP99s.shift();
     const heap = getHeapStatistics();
-    heapUsedRatio = heap.used_heap_size / heap.heap_size_limit;
-    sampledAt = new Date();
+    sequence += 1;
+    current = {
+      eventLoopDelayP99Ms: Math.max(...recentP99s),
+      heapUsedRatio: heap.used_heap_size / heap.heap_size_limit,
+      sampledAt: new Date(),
+      sequence,
+    };
   };
   sample();
   setInterval(sample, SAMPLE_EVERY_MS).unref();
 
   return {
     latest: () => {
-      // A delay still building up in the current second counts too: after a long block the first
-      // probe must see it, not wait for the next sample.
-      const current = histogram.count > 0 ? histogram.percentile(99) / 1e6 : 0;
-      return {
-        eventLoopDelayP99Ms: Math.max(current, ...recentP99s),
-        heapUsedRatio,
-        sampledAt,
-      };
+      // The sampler's timer is due every second; when it is late, the event loop has been held up
+      // at least that long. A probe answered right after a long block sees that at once instead
+      // of waiting for the next sample.
+      const overdueMs = Date.now() - current.sampledAt.getTime() - SAMPLE_EVERY_MS;
+      if (overdueMs <= Math.max(current.eventLoopDelayP99Ms, OVERDUE_SLACK_MS)) return current;
+      return { ...current, eventLoopDelayP99Ms: overdueMs, sampledAt: new Date(), sequence: -1 };
     },
   };
 }
 
-/** The process checks, made once: they read the shared sampler each time. */
-export const processChecks: readonly SampledCheck[] = [eventLoopCheck(), heapCheck()];
-
-// One sampler per process, however many bundles load this module.
-const KEY = Symbol.for('app-shell.process-sampler');
-
-export function processSampler(): Sampler {
-  const holder = globalThis as unknown as Record<symbol, Sampler | undefined>;
-  return (holder[KEY] ??= createSampler());
+/** One sampler per process, however many bundles load this module. */
+export function processSampler(): ProcessSampler {
+  return slotOrCreate('processSampler', createSampler);
 }
+
+const latestSample = () => processSampler().latest();
 
 const round = (value: number, digits: number) => Number(value.toFixed(digits));
 
-export function eventLoopCheck(sampler: () => ProcessSample = () => processSampler().latest()): SampledCheck {
+export function eventLoopCheck(
+  sampler: () => ProcessSample = latestSample,
+  thresholds: () => Thresholds = () => settings().health.eventLoopDelayMs,
+): SampledCheck {
   return {
     name: 'eventloop:delay',
     componentType: 'system',
     critical: true,
     read: (): CheckResult => {
       const value = sampler().eventLoopDelayP99Ms;
-      const status = grade(value, EVENT_LOOP_DELAY_MS);
+      const status = grade(value, thresholds());
       return {
         status,
         observedValue: round(value, 1),
@@ -104,14 +87,17 @@ export function eventLoopCheck(sampler: () => ProcessSample = () => processSampl
   };
 }
 
-export function heapCheck(sampler: () => ProcessSample = () => processSampler().latest()): SampledCheck {
+export function heapCheck(
+  sampler: () => ProcessSample = latestSample,
+  thresholds: () => Thresholds = () => settings().health.heapUsedRatio,
+): SampledCheck {
   return {
     name: 'memory:utilization',
     componentType: 'system',
     critical: true,
     read: (): CheckResult => {
       const value = sampler().heapUsedRatio;
-      const status = grade(value, HEAP_USED_RATIO);
+      const status = grade(value, thresholds());
       return {
         status,
         observedValue: round(value * 100, 1),
@@ -120,4 +106,12 @@ export function heapCheck(sampler: () => ProcessSample = () => processSampler().
       };
     },
   };
+}
+
+/** The process checks, made once: they read the shared sampler each time. */
+export const processChecks: readonly SampledCheck[] = [eventLoopCheck(), heapCheck()];
+
+/** What the process checks' readings depend on: equal versions, equal readings. */
+export function processSampleVersion(): number {
+  return latestSample().sequence;
 }

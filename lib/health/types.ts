@@ -56,3 +56,19 @@ export interface HealthReport {
   checks: Record<string, CheckObservation[]>;
   output?: string;
 }
+
+/** What the background sampler of the process last read (lib/health/process-checks.ts). */
+export interface ProcessSample {
+  eventLoopDelayP99Ms: number;
+  heapUsedRatio: number;
+  sampledAt: Date;
+  /**
+   * Counts samples; equal numbers mean equal readings, so a report built from them can be reused.
+   * -1 marks a reading made on the spot, never reused.
+   */
+  sequence: number;
+}
+
+export interface ProcessSampler {
+  latest: () => ProcessSample;
+}

@@ -45,8 +45,10 @@ function statusOf(url) {
 
 /**
  * @param {{ command: string, args: string[], cwd: string, env?: Record<string, string>,
- *   readyPath: string, readyStatus?: number, port?: number, timeoutMs?: number }} options
- *   `args` may contain `{port}`, replaced by the chosen port.
+ *   readyPath: string, readyStatus?: number, port?: number, timeoutMs?: number,
+ *   setPortVariable?: boolean }} options
+ *   `args` may contain `{port}`, replaced by the chosen port. With `setPortVariable: false` the
+ *   process is not given PORT (nor the parent's): it must find `port` by itself, from a .env file.
  * @returns {Promise<ServerProcess>}
  */
 async function startServerProcess({
@@ -58,15 +60,20 @@ async function startServerProcess({
   readyStatus = 200,
   port,
   timeoutMs = 60_000,
+  setPortVariable = true,
 }) {
   const chosen = port ?? (await freePort());
+  /** @type {NodeJS.ProcessEnv} */
+  const childEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: '1', ...env };
+  if (setPortVariable) childEnv.PORT = String(chosen);
+  else delete childEnv.PORT;
   const started = performance.now();
   const child = spawn(
     command,
     args.map((arg) => arg.replace('{port}', String(chosen))),
     {
       cwd,
-      env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', ...env, PORT: String(chosen) },
+      env: childEnv,
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );

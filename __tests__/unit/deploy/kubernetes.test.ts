@@ -1,11 +1,11 @@
 /** @jest-environment node */
 // The deployment files must agree with the app: probe paths it serves, the port it listens on, and a
 // grace period that covers its whole shutdown.
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { readServerConfig } from '../../../lib/config/server';
-import { probeForPath } from '../../../lib/health/endpoints';
+import { readSettings } from '../../../lib/config/settings';
+import { PROBE_PATHS } from '../../../lib/health/report';
 import { DEFAULT_FLUSH_TIMEOUT_MS } from '../../../lib/lifecycle/graceful-shutdown';
 
 const ROOT = path.resolve(__dirname, '../../..');
@@ -73,15 +73,15 @@ describe('Kubernetes Deployment', () => {
   });
 
   it('probes the three health paths the app serves, for the right purpose', () => {
-    expect(probeForPath(container.livenessProbe.httpGet.path)).toBe('live');
-    expect(probeForPath(container.readinessProbe.httpGet.path)).toBe('ready');
-    expect(probeForPath(container.startupProbe.httpGet.path)).toBe('overall');
+    expect(container.livenessProbe.httpGet.path).toBe(PROBE_PATHS.live);
+    expect(container.readinessProbe.httpGet.path).toBe(PROBE_PATHS.ready);
+    expect(container.startupProbe.httpGet.path).toBe(PROBE_PATHS.overall);
   });
 
   it('probes the port the app listens on', () => {
     const http = container.ports.find((p) => p.name === 'http');
     expect(http).toBeDefined();
-    expect(http!.containerPort).toBe(readServerConfig(env).port);
+    expect(http!.containerPort).toBe(readSettings(env, { dsnAtBuild: null }).port);
     for (const probe of [container.startupProbe, container.livenessProbe, container.readinessProbe]) {
       expect(probe.httpGet.port).toBe('http');
       expect(probe.timeoutSeconds).toBeGreaterThanOrEqual(1);
@@ -89,7 +89,7 @@ describe('Kubernetes Deployment', () => {
   });
 
   it('gives the pod a grace period that covers preStop, drain, in-flight requests and the flush', () => {
-    const config = readServerConfig({ ...env, KUBERNETES_SERVICE_HOST: 'in-cluster' });
+    const config = readSettings({ ...env, KUBERNETES_SERVICE_HOST: 'in-cluster' }, { dsnAtBuild: null });
     const preStopMs = (container.lifecycle?.preStop?.sleep?.seconds ?? 0) * 1000;
     const needed = preStopMs + config.drainMs + config.shutdownTimeoutMs + DEFAULT_FLUSH_TIMEOUT_MS;
     expect(config.drainMs).toBeGreaterThan(0);
@@ -165,14 +165,18 @@ describe('Dockerfile', () => {
     expect(dockerfile).toContain('scripts/assemble-standalone.sh');
   });
 
-  it('checks liveness with the image’s own node, and starts the app’s server', () => {
-    const healthcheck = instructions.find((line) => line.startsWith('HEALTHCHECK '));
-    expect(healthcheck).toContain('CMD ["node", "lib/server/healthcheck.js"]');
-    expect(existsSync(path.join(ROOT, 'lib/server/healthcheck.js'))).toBe(true);
-    expect(readFileSync(path.join(ROOT, 'lib/server/healthcheck.js'), 'utf8')).toContain(
-      "'/api/health/live'",
+  it('checks liveness with the image’s own node, and starts the compiled server', () => {
+    const healthcheck = dockerfile.replace(/\\\n\s*/g, '').match(/^HEALTHCHECK .*$/m)?.[0];
+    expect(healthcheck).toContain('CMD ["node", "-e", ');
+    expect(healthcheck).toContain('/api/health/live');
+    expect(instructions.at(-1)).toBe('CMD ["node", "dist/lib/server/start.js"]');
+    expect(JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.start).toBe(
+      'node dist/lib/server/start.js',
     );
-    expect(instructions.at(-1)).toBe('CMD ["node", "lib/server/start.js"]');
+  });
+
+  it('runs on Node 24 LTS', () => {
+    expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:24-/m);
   });
 
   it('exposes the port the manifests use', () => {

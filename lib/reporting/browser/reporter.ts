@@ -2,25 +2,17 @@
 // an early buffer for errors that happen before the SDK loads, a `report` function with a
 // synchronous reference id, and the idle-time loader of the SDK itself (./sdk.ts).
 //
-// Without SENTRY_DSN at build time `process.env.APP_SENTRY_DSN` is '' and every function below
+// Without SENTRY_DSN at build time there is no build DSN, and every function below
 // returns at once; the SDK file is not even built, so no browser downloads Sentry code.
+import { buildDsn } from '../../config/build-values';
+import { readSlot } from '../../process/slots';
 import { markReported, newEventId, referenceOf } from '../reference';
+import type { LoadedSdk, Mechanism } from './types';
 
-/**
- * What caught the error. Only the boundary handles what it catches (it shows a fallback and can
- * retry); for the others the error reached the visitor unhandled.
- */
-export type Mechanism = 'react-error-boundary' | 'next-error-page' | 'onerror' | 'onunhandledrejection';
+export type { Mechanism };
 
 /** error, event id, mechanism (a tuple: this file is in every page's first-load JS). */
 type Pending = [unknown, string, Mechanism];
-
-/** Where the SDK file leaves its start function (./sdk-entry.ts), shared through Symbol.for. */
-export const SDK_READY = Symbol.for('app-shell.sentry-sdk');
-
-export interface LoadedSdk {
-  capture: (error: unknown, id: string, mechanism: Mechanism) => void;
-}
 
 /** Errors kept while the SDK loads; a page throwing in a loop must not grow memory without bound. */
 const MAX_PENDING = 30;
@@ -30,7 +22,7 @@ let sdk: LoadedSdk | null = null;
 let started = false;
 
 function enabled(): boolean {
-  return Boolean(process.env.APP_SENTRY_DSN) && typeof window !== 'undefined';
+  return buildDsn() !== null && typeof window !== 'undefined';
 }
 
 /**
@@ -71,7 +63,8 @@ function loadSdk() {
   const script = document.createElement('script');
   script.src = process.env.APP_SENTRY_SDK_URL ?? '';
   script.onload = () => {
-    const start = (window as unknown as Record<symbol, (() => LoadedSdk) | undefined>)[SDK_READY];
+    // ./sdk-entry.ts leaves its start function in this slot.
+    const start = readSlot('browserSdk');
     if (!start) return;
     try {
       const loaded = start();

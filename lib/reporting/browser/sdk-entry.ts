@@ -1,6 +1,7 @@
 // Entry point of the lazily loaded SDK file (a webpack entry of its own, see next.config.js):
-// hands `startSdk` to the reporter that loaded it. The key is reporter.ts's SDK_READY, spelled out
-// rather than imported, so this file does not carry a second copy of the reporter.
+// hands `startSdk` to the reporter that loaded it, through a process slot rather than an import,
+// so this file does not carry a second copy of the reporter.
+import { writeSlot } from '../../process/slots';
 import { startSdk } from './sdk';
 
-(window as unknown as Record<symbol, unknown>)[Symbol.for('app-shell.sentry-sdk')] = startSdk;
+writeSlot('browserSdk', startSdk);

@@ -15,10 +15,11 @@ import {
   Scope,
   setCurrentClient,
 } from '@sentry/react';
-import { scrubBreadcrumbOrDrop, scrubEvent } from '../scrub';
-import { shortReference } from '../reference';
-import type { LoadedSdk, Mechanism } from './reporter';
+import { buildDsn, release, sentryEnvironment, tunnelPath } from '../../config/build-values';
 import { DATA_COLLECTION } from '../data-collection';
+import { shortReference } from '../reference';
+import { scrubBreadcrumbOrDrop, scrubEvent } from '../scrub';
+import type { LoadedSdk, Mechanism } from './types';
 
 /** The route pattern Next is showing (`/orders/[id]`), not the URL with its parameters. */
 function currentRoute(): string {
@@ -28,11 +29,11 @@ function currentRoute(): string {
 
 export function startSdk(): LoadedSdk {
   const client = new BrowserClient({
-    dsn: process.env.APP_SENTRY_DSN,
-    release: process.env.APP_RELEASE,
-    environment: process.env.APP_SENTRY_ENVIRONMENT,
+    dsn: buildDsn() ?? undefined,
+    release: release(),
+    environment: sentryEnvironment(),
     // Same origin, chosen at build time: ad-blockers do not drop it and CSP keeps connect-src 'self'.
-    tunnel: process.env.APP_SENTRY_TUNNEL_PATH,
+    tunnel: tunnelPath() ?? undefined,
     transport: makeFetchTransport,
     stackParser: defaultStackParser,
     integrations: [

@@ -1,0 +1,134 @@
+// Configuration at start, as a user sets it: a .env file beside the app (loaded the way Next loads
+// it) or the environment, and a bad value stopping the start with one line. Each case runs the
+// compiled server from a folder of its own, so no test writes a .env into the repository.
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { startServerProcess } from '../../scripts/lib/server-process';
+import { rawRequest } from '../support/http';
+import { PRODUCTION_DIST, ROOT } from '../support/paths';
+import { freePort } from '../support/server';
+
+let app: string;
+
+beforeEach(() => {
+  app = mkdtempSync(path.join(tmpdir(), 'app-shell-config-'));
+  cpSync(path.join(ROOT, 'dist'), path.join(app, 'dist'), { recursive: true });
+  for (const name of ['node_modules', 'next.config.js', 'package.json', 'public']) {
+    symlinkSync(path.join(ROOT, name), path.join(app, name));
+  }
+  symlinkSync(path.join(ROOT, PRODUCTION_DIST), path.join(app, '.next'));
+});
+
+afterEach(() => rmSync(app, { recursive: true, force: true }));
+
+const SERVER = () => path.join(app, 'dist/lib/server/start.js');
+
+/** The environment of a fresh shell: none of the settings under test. */
+function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: '1' };
+  for (const name of ['PORT', 'HOST', 'NEXT_DIST_DIR', 'SHUTDOWN_DRAIN_MS']) delete env[name];
+  for (const name of Object.keys(env)) if (name.startsWith('HEALTH_')) delete env[name];
+  return { ...env, ...extra };
+}
+
+/** Starts the server expecting it to refuse; returns its exit code and what it printed. */
+function failedStart(env: NodeJS.ProcessEnv) {
+  const result = spawnSync(process.execPath, [SERVER()], {
+    cwd: app,
+    env,
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
+  const lines = `${result.stdout}${result.stderr}`.split('\n').filter(Boolean);
+  return { status: result.status, lines };
+}
+
+describe('configuration at start', () => {
+  it('listens on the PORT a .env file names, when the environment names none', async () => {
+    const port = await freePort();
+    writeFileSync(path.join(app, '.env'), `PORT=${port}\nHOST=127.0.0.1\n`);
+    const server = await startServerProcess({
+      command: process.execPath,
+      args: [SERVER()],
+      cwd: app,
+      env: cleanEnv() as Record<string, string>,
+      port,
+      setPortVariable: false,
+      readyPath: '/api/health/ready',
+      timeoutMs: 30_000,
+    });
+    try {
+      expect((await rawRequest(server.url, '/api/health/ready')).status).toBe(200);
+      expect(server.output()).toContain(`"event":"server.listening","host":"127.0.0.1","port":${port}`);
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+  });
+
+  it('lets the environment win over .env, as Next does', async () => {
+    const [fromFile, fromEnv] = [await freePort(), await freePort()];
+    writeFileSync(path.join(app, '.env'), `PORT=${fromFile}\nHOST=127.0.0.1\n`);
+    const server = await startServerProcess({
+      command: process.execPath,
+      args: [SERVER()],
+      cwd: app,
+      env: cleanEnv() as Record<string, string>,
+      port: fromEnv,
+      readyPath: '/api/health/ready',
+      timeoutMs: 30_000,
+    });
+    try {
+      expect(server.output()).toContain(`"port":${fromEnv}`);
+      expect(server.output()).not.toContain(`"port":${fromFile}`);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it.each([
+    [
+      '.env',
+      'SHUTDOWN_DRAIN_MS',
+      'abc',
+      'SHUTDOWN_DRAIN_MS must be a whole number from 0 to 600000 (got \\"abc\\")',
+    ],
+    [
+      'environment',
+      'SHUTDOWN_DRAIN_MS',
+      '-5',
+      'SHUTDOWN_DRAIN_MS must be a whole number from 0 to 600000 (got \\"-5\\")',
+    ],
+    [
+      '.env',
+      'HEALTH_EVENT_LOOP_DELAY_MS_FAIL',
+      'soon',
+      'HEALTH_EVENT_LOOP_DELAY_MS_FAIL must be a whole number',
+    ],
+    [
+      'environment',
+      'HEALTH_HEAP_USED_RATIO_WARN',
+      '2',
+      'HEALTH_HEAP_USED_RATIO_WARN must be a number from 0.01 to 1',
+    ],
+  ])('stops with exit 1 and one line when %s sets %s=%s', (where, name, value, words) => {
+    if (where === '.env') writeFileSync(path.join(app, '.env'), `${name}=${value}\n`);
+    const { status, lines } = failedStart(cleanEnv(where === 'environment' ? { [name]: value } : {}));
+    expect(status).toBe(1);
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toEqual(
+      expect.objectContaining({ level: 'error', event: 'server.start_failed' }),
+    );
+    expect(lines[0]).toContain(words);
+  });
+
+  it('names every bad variable in that one line', () => {
+    writeFileSync(path.join(app, '.env'), 'SHUTDOWN_DRAIN_MS=abc\n');
+    const { status, lines } = failedStart(cleanEnv({ HEALTH_HEAP_USED_RATIO_FAIL: 'lots', PORT: '99999' }));
+    expect(status).toBe(1);
+    expect(lines).toHaveLength(1);
+    for (const name of ['PORT', 'SHUTDOWN_DRAIN_MS', 'HEALTH_HEAP_USED_RATIO_FAIL'])
+      expect(lines[0]).toContain(name);
+  });
+});

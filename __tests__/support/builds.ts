@@ -1,0 +1,36 @@
+// Builds what the browser and reliability tests run against, once per run, each with the README's
+// `npm run build` (the compiled server, then `next build`): the production build, the fixture
+// build and the reporting build. E2E_SKIP_BUILD=1 reuses existing builds while iterating on tests.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { FIXTURE_DIST, PRODUCTION_DIST, REPORTING_DIST, ROOT } from './paths';
+import { freePort } from './server';
+
+function build(distDir: string, extraEnv: Record<string, string>) {
+  if (process.env.E2E_SKIP_BUILD === '1' && existsSync(path.join(ROOT, distDir, 'BUILD_ID'))) return;
+  npmBuild(distDir, extraEnv, 'inherit');
+}
+
+/** `npm run build` into `distDir`; throws when it fails. */
+export function npmBuild(distDir: string, extraEnv: Record<string, string>, output: 'inherit' | 'ignore') {
+  process.stdout.write(`\n[tests] npm run build → ${distDir}\n`);
+  const result = spawnSync('npm', ['run', '--silent', 'build'], {
+    cwd: ROOT,
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', NEXT_DIST_DIR: distDir, ...extraEnv },
+    stdio: ['ignore', output, 'inherit'],
+  });
+  if (result.status !== 0) throw new Error(`npm run build for ${distDir} failed (exit ${result.status})`);
+}
+
+export default async function globalSetup() {
+  build(PRODUCTION_DIST, {});
+  build(FIXTURE_DIST, { APP_SHELL_FIXTURES: '1' });
+  // The DSN is baked into the browser bundle, so the local ingest's port is chosen now; the tests
+  // read it back from the build (support/reporting-build.ts) and listen on it.
+  const ingestPort = await freePort();
+  build(REPORTING_DIST, {
+    APP_SHELL_FIXTURES: '1',
+    SENTRY_DSN: `http://publickey@127.0.0.1:${ingestPort}/1`,
+  });
+}

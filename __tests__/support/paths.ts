@@ -1,0 +1,9 @@
+import path from 'node:path';
+
+export const ROOT = path.resolve(__dirname, '../..');
+/** The production build, exactly as `npm run build` makes it. */
+export const PRODUCTION_DIST = '.next';
+/** The same build plus the throwing fixture pages, in a folder of its own. */
+export const FIXTURE_DIST = '.next-e2e';
+/** The fixture build again, with SENTRY_DSN pointing at a local ingest (see support/ingest.ts). */
+export const REPORTING_DIST = '.next-e2e-reporting';

@@ -1,0 +1,36 @@
+// Starts the production server (the README's `npm start`: node dist/lib/server/start.js) on a free
+// loopback port, and stops it again. The process handling is shared with the benchmarks.
+import path from 'node:path';
+import { freePort, type ServerProcess, startServerProcess } from '../../scripts/lib/server-process';
+import { ROOT } from './paths';
+
+export { freePort };
+
+export type RunningServer = ServerProcess;
+
+export function startServer({
+  distDir,
+  env = {},
+  nodeOptions,
+  root = ROOT,
+}: {
+  distDir: string;
+  env?: Record<string, string>;
+  nodeOptions?: string;
+  /** Where the app lives: the repository, or an assembled standalone folder. */
+  root?: string;
+}): Promise<RunningServer> {
+  return startServerProcess({
+    command: process.execPath,
+    args: [path.join(root, 'dist/lib/server/start.js')],
+    cwd: root,
+    env: {
+      NEXT_DIST_DIR: distDir,
+      HOST: '127.0.0.1',
+      ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
+      ...env,
+    },
+    readyPath: '/api/health/ready',
+    timeoutMs: 30_000,
+  });
+}

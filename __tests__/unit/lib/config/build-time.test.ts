@@ -1,0 +1,82 @@
+/** @jest-environment node */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { buildTimeEnv } from '../../../../lib/config/build-time';
+
+const DSN = 'https://abc123@o1.ingest.example.io/42';
+let root: string;
+
+beforeEach(() => {
+  root = mkdtempSync(path.join(tmpdir(), 'build-time-'));
+  writeFileSync(path.join(root, 'package.json'), JSON.stringify({ version: '4.5.6' }));
+});
+
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+function commitIn(dir: string): string {
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], {
+      cwd: dir,
+      encoding: 'utf8',
+    }).trim();
+  git('init', '-q');
+  git('add', 'package.json');
+  git('commit', '-q', '-m', 'x');
+  return git('rev-parse', 'HEAD');
+}
+
+describe('buildTimeEnv: what every bundle gets', () => {
+  it('inlines plain strings, empty where a value is unset', () => {
+    expect(buildTimeEnv({}, { dev: false, root })).toEqual({
+      APP_VERSION: '4.5.6',
+      APP_RELEASE: '4.5.6',
+      APP_SENTRY_DSN: '',
+      APP_SENTRY_ENVIRONMENT: 'production',
+      APP_SENTRY_TUNNEL_PATH: '',
+      APP_SERVICE_NAME: '',
+      APP_HOME_HREF: '',
+      APP_CONTACT_HREF: '',
+      APP_CONTACT_LABEL: '',
+    });
+  });
+
+  it('carries the reporting settings and the screen wording', () => {
+    const env = buildTimeEnv(
+      { SENTRY_DSN: DSN, SENTRY_RELEASE: 'v9', NEXT_PUBLIC_SERVICE_NAME: ' Orders ' },
+      { dev: false, root },
+    );
+    expect(env).toEqual(
+      expect.objectContaining({
+        APP_RELEASE: 'v9',
+        APP_SENTRY_DSN: DSN,
+        APP_SENTRY_TUNNEL_PATH: '/a6qqfl',
+        APP_SERVICE_NAME: 'Orders',
+      }),
+    );
+  });
+
+  describe('the release', () => {
+    it('is SENTRY_RELEASE when set, even in a git checkout', () => {
+      commitIn(root);
+      expect(buildTimeEnv({ SENTRY_RELEASE: ' v9 ' }, { dev: false, root }).APP_RELEASE).toBe('v9');
+    });
+
+    it('is the git commit in a checkout without SENTRY_RELEASE', () => {
+      const commit = commitIn(root);
+      expect(commit).toMatch(/^[0-9a-f]{40}$/);
+      expect(buildTimeEnv({}, { dev: false, root }).APP_RELEASE).toBe(commit);
+    });
+
+    it('is the package version outside a checkout (a tarball, a container build)', () => {
+      expect(buildTimeEnv({}, { dev: false, root }).APP_RELEASE).toBe('4.5.6');
+    });
+  });
+
+  it('stops with one line naming a bad reporting value', () => {
+    expect(() => buildTimeEnv({ SENTRY_TUNNEL_PATH: '/api', SENTRY_DSN: DSN }, { dev: false, root })).toThrow(
+      /^Invalid error-reporting configuration: SENTRY_TUNNEL_PATH must be one path segment/,
+    );
+  });
+});

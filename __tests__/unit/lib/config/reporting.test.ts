@@ -1,0 +1,74 @@
+/** @jest-environment node */
+import { checkDsn, readReportingConfig } from '../../../../lib/config/reporting';
+
+const DSN = 'https://abc123@o1.ingest.example.io/42';
+
+describe('readReportingConfig', () => {
+  it('turns reporting off without SENTRY_DSN, the default on a fresh machine', () => {
+    const config = readReportingConfig({}, { dev: false });
+    expect(config).toEqual({ dsn: null, environment: 'production', tunnelPath: null });
+  });
+
+  it('defaults the environment to production for builds and development under next dev', () => {
+    expect(readReportingConfig({ SENTRY_DSN: DSN }, { dev: false }).environment).toBe('production');
+    expect(readReportingConfig({ SENTRY_DSN: DSN }, { dev: true }).environment).toBe('development');
+    expect(
+      readReportingConfig({ SENTRY_DSN: DSN, SENTRY_ENVIRONMENT: 'staging' }, { dev: false }).environment,
+    ).toBe('staging');
+  });
+
+  it("defaults the tunnel path to Sentry's hash of the DSN, which filter lists cannot match", () => {
+    const config = readReportingConfig({ SENTRY_DSN: DSN }, { dev: false });
+    // Sentry's getTunnelPath of DSN, worked out once by hand and written down here.
+    expect(config.tunnelPath).toBe('/a6qqfl');
+    expect(config.tunnelPath).toMatch(/^\/[a-z0-9]+$/);
+    expect(config.tunnelPath).not.toMatch(/sentry|track|monitor|log|error|report/i);
+  });
+
+  it('lets SENTRY_TUNNEL_PATH choose the path', () => {
+    expect(
+      readReportingConfig({ SENTRY_DSN: DSN, SENTRY_TUNNEL_PATH: '/t7q2x' }, { dev: false }).tunnelPath,
+    ).toBe('/t7q2x');
+  });
+
+  it.each([
+    ['not a url', 'it is not a URL'],
+    ['ftp://abc@host/1', 'it must start with https://'],
+    ['https://host.example/1', 'it has no public key'],
+    ['https://abc:secret@host.example/1', 'it contains a secret key'],
+    ['https://abc@host.example/', 'Sentry cannot parse it'],
+  ])('stops with one clear line on a malformed DSN: %s', (dsn, reason) => {
+    expect(() => readReportingConfig({ SENTRY_DSN: dsn }, { dev: false })).toThrow(
+      new RegExp(`^Invalid error-reporting configuration: SENTRY_DSN is malformed: ${reason}[^\\n]*\\.$`),
+    );
+  });
+
+  it.each(['tunnel', '/a', '/api', '/_next', '/with/slash', '/has space', `/${'x'.repeat(70)}`])(
+    'refuses the tunnel path %p',
+    (path) => {
+      expect(() =>
+        readReportingConfig({ SENTRY_DSN: DSN, SENTRY_TUNNEL_PATH: path }, { dev: false }),
+      ).toThrow(/SENTRY_TUNNEL_PATH must be one path segment/);
+    },
+  );
+
+  it('names every problem at once', () => {
+    expect(() =>
+      readReportingConfig({ SENTRY_DSN: 'nope', SENTRY_TUNNEL_PATH: '/api' }, { dev: false }),
+    ).toThrow(/SENTRY_DSN is malformed.*; SENTRY_TUNNEL_PATH must be/);
+  });
+});
+
+describe('checkDsn', () => {
+  it('takes an unset or blank DSN as reporting off', () => {
+    expect(checkDsn(undefined)).toEqual({ dsn: null });
+    expect(checkDsn('  ')).toEqual({ dsn: null });
+  });
+
+  it('trims a good DSN and names the variable in a problem', () => {
+    expect(checkDsn(` ${DSN} `)).toEqual({ dsn: DSN });
+    expect(checkDsn('https://host.example/1')).toEqual({
+      problem: 'SENTRY_DSN is malformed: it has no public key (https://KEY@host/PROJECT_ID)',
+    });
+  });
+});

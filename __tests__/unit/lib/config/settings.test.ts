@@ -1,0 +1,131 @@
+/** @jest-environment node */
+import { readSettings, settings } from '../../../../lib/config/settings';
+import { clearSlot } from '../../../../lib/process/slots';
+
+const DSN = 'https://abc123@o1.ingest.example.io/42';
+const NO_BUILD_DSN = { dsnAtBuild: null };
+
+describe('readSettings', () => {
+  it('has defaults for a plain machine', () => {
+    expect(readSettings({}, NO_BUILD_DSN)).toEqual({
+      port: 3000,
+      host: '0.0.0.0',
+      drainMs: 0,
+      shutdownTimeoutMs: 10_000,
+      keepAliveTimeoutMs: 65_000,
+      health: {
+        eventLoopDelayMs: { warn: 200, fail: 1000 },
+        heapUsedRatio: { warn: 0.85, fail: 0.95 },
+      },
+      sentryDsn: null,
+    });
+  });
+
+  it('drains for 5 s by default on Kubernetes', () => {
+    expect(readSettings({ KUBERNETES_SERVICE_HOST: '10.0.0.1' }, NO_BUILD_DSN).drainMs).toBe(5000);
+  });
+
+  it('reads PORT, HOST, the shutdown settings and the health thresholds', () => {
+    expect(
+      readSettings(
+        {
+          PORT: '8080',
+          HOST: '127.0.0.1',
+          SHUTDOWN_DRAIN_MS: '250',
+          SHUTDOWN_TIMEOUT_MS: '3000',
+          HEALTH_EVENT_LOOP_DELAY_MS_WARN: '50',
+          HEALTH_EVENT_LOOP_DELAY_MS_FAIL: '400',
+          HEALTH_HEAP_USED_RATIO_WARN: '0.5',
+          HEALTH_HEAP_USED_RATIO_FAIL: '0.75',
+        },
+        NO_BUILD_DSN,
+      ),
+    ).toEqual(
+      expect.objectContaining({
+        port: 8080,
+        host: '127.0.0.1',
+        drainMs: 250,
+        shutdownTimeoutMs: 3000,
+        health: { eventLoopDelayMs: { warn: 50, fail: 400 }, heapUsedRatio: { warn: 0.5, fail: 0.75 } },
+      }),
+    );
+  });
+
+  it('names every bad variable in one line', () => {
+    expect(() =>
+      readSettings(
+        { PORT: 'eighty', SHUTDOWN_DRAIN_MS: 'abc', HEALTH_HEAP_USED_RATIO_FAIL: '1.5', SENTRY_DSN: 'nope' },
+        NO_BUILD_DSN,
+      ),
+    ).toThrow(
+      new Error(
+        'Invalid configuration: PORT must be a whole number from 0 to 65535 (got "eighty"); ' +
+          'SHUTDOWN_DRAIN_MS must be a whole number from 0 to 600000 (got "abc"); ' +
+          'HEALTH_HEAP_USED_RATIO_FAIL must be a number from 0.01 to 1 (got "1.5"); ' +
+          'SENTRY_DSN is malformed: it is not a URL.',
+      ),
+    );
+  });
+
+  it.each([
+    ['HEALTH_EVENT_LOOP_DELAY_MS_WARN', 'soon', 'must be a whole number from 1 to 600000'],
+    ['HEALTH_EVENT_LOOP_DELAY_MS_FAIL', '0', 'must be a whole number from 1 to 600000'],
+    ['HEALTH_HEAP_USED_RATIO_WARN', '-0.2', 'must be a number from 0.01 to 1'],
+    ['KEEP_ALIVE_TIMEOUT_MS', '12.5', 'must be a whole number from 1000 to 600000'],
+  ])('refuses %s=%p', (name, value, problem) => {
+    expect(() => readSettings({ [name]: value }, NO_BUILD_DSN)).toThrow(`${name} ${problem}`);
+  });
+
+  it('refuses a warn threshold at or above its fail threshold', () => {
+    expect(() =>
+      readSettings(
+        { HEALTH_EVENT_LOOP_DELAY_MS_WARN: '500', HEALTH_EVENT_LOOP_DELAY_MS_FAIL: '500' },
+        NO_BUILD_DSN,
+      ),
+    ).toThrow(
+      'HEALTH_EVENT_LOOP_DELAY_MS_WARN must be below HEALTH_EVENT_LOOP_DELAY_MS_FAIL (got 500 and 500)',
+    );
+  });
+
+  describe('the DSN the server reports with', () => {
+    it('is the one given at start when it matches the build', () => {
+      expect(readSettings({ SENTRY_DSN: DSN }, { dsnAtBuild: DSN }).sentryDsn).toBe(DSN);
+    });
+
+    it("is the build's when none is given at start", () => {
+      expect(readSettings({}, { dsnAtBuild: DSN }).sentryDsn).toBe(DSN);
+      expect(readSettings({}, NO_BUILD_DSN).sentryDsn).toBeNull();
+    });
+
+    it('stops the start when it differs from the build, since the tunnel would refuse every envelope', () => {
+      expect(() => readSettings({ SENTRY_DSN: 'https://other@host.example/1' }, { dsnAtBuild: DSN })).toThrow(
+        /SENTRY_DSN differs from the one this build was made with/,
+      );
+    });
+  });
+});
+
+describe('settings()', () => {
+  const saved = { ...process.env };
+  afterEach(() => {
+    process.env = { ...saved };
+    clearSlot('settings');
+    jest.restoreAllMocks();
+  });
+
+  it('reads the environment once and keeps what it read', () => {
+    clearSlot('settings');
+    process.env.PORT = '4100';
+    expect(settings().port).toBe(4100);
+    process.env.PORT = '4200';
+    expect(settings().port).toBe(4100);
+  });
+
+  it('logs a bad value and carries on with the defaults when no server checked it', () => {
+    clearSlot('settings');
+    const stderr = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    process.env.PORT = 'x';
+    expect(settings().port).toBe(3000);
+    expect(String(stderr.mock.calls[0]?.[0])).toContain('"event":"config.invalid"');
+  });
+});

@@ -1,0 +1,245 @@
+/** @jest-environment node */
+import { eventLoopCheck, grade, heapCheck } from '../../../../lib/health/process-checks';
+import { healthReport, type ReportSources } from '../../../../lib/health/report';
+import type { HealthCheck, SampledCheck } from '../../../../lib/health/types';
+import { resetLifecycle } from '../../../../lib/lifecycle/state';
+import { clearSlot } from '../../../../lib/process/slots';
+
+const NOW = new Date('2026-11-22T12:00:00.000Z');
+
+function sources(parts: Partial<ReportSources> = {}): ReportSources {
+  return {
+    phase: () => 'ready',
+    sampled: () => [],
+    // Never reuse, unless a test says otherwise.
+    sampleVersion: () => -1,
+    checks: () => [],
+    now: () => NOW,
+    uptimeSeconds: () => 42.4,
+    version: '1.2.3',
+    releaseId: 'abc123',
+    ...parts,
+  };
+}
+
+beforeEach(() => {
+  resetLifecycle();
+  clearSlot('healthLastStatus');
+  jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
+  jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
+});
+
+afterEach(() => jest.restoreAllMocks());
+
+describe('healthReport', () => {
+  it('gives liveness with uptime only, whatever the phase', async () => {
+    const report = await healthReport('live', sources({ phase: () => 'draining' }));
+    expect(report).toEqual({
+      status: 'pass',
+      version: '1.2.3',
+      releaseId: 'abc123',
+      description: 'liveness',
+      checks: {
+        'process:uptime': [
+          {
+            componentType: 'system',
+            observedValue: 42,
+            observedUnit: 's',
+            status: 'pass',
+            time: NOW.toISOString(),
+          },
+        ],
+      },
+    });
+  });
+
+  it('fails readiness while starting', async () => {
+    const report = await healthReport('ready', sources({ phase: () => 'starting' }));
+    expect(report.status).toBe('fail');
+    expect(report.checks['server:lifecycle']![0]).toEqual(
+      expect.objectContaining({ status: 'fail', observedValue: 'starting', output: 'Starting up' }),
+    );
+  });
+
+  it('warns, but stays ready, when a check warns', async () => {
+    const warn: HealthCheck = {
+      name: 'cache:hitRatio',
+      componentType: 'datastore',
+      critical: true,
+      timeoutMs: 100,
+      run: () => ({ status: 'warn', observedValue: 0.2 }),
+    };
+    const report = await healthReport('ready', sources({ checks: () => [warn] }));
+    expect(report.status).toBe('warn');
+    expect(Object.keys(report.checks)).toEqual(['server:lifecycle', 'cache:hitRatio']);
+  });
+
+  it('reads sampled checks without a timeout, ahead of the dependency checks', async () => {
+    const sampled = {
+      name: 'eventloop:delay',
+      componentType: 'system' as const,
+      critical: true,
+      read: () => ({ status: 'pass' as const, observedValue: 3, observedUnit: 'ms' }),
+    };
+    const broken = {
+      ...sampled,
+      name: 'memory:utilization',
+      read: () => {
+        throw new Error('no sample');
+      },
+    };
+    const dependency: HealthCheck = {
+      name: 'db:x',
+      componentType: 'datastore',
+      critical: false,
+      timeoutMs: 50,
+      run: () => ({ status: 'pass' }),
+    };
+    const report = await healthReport(
+      'ready',
+      sources({ sampled: () => [sampled, broken], checks: () => [dependency] }),
+    );
+    expect(Object.keys(report.checks)).toEqual([
+      'server:lifecycle',
+      'eventloop:delay',
+      'memory:utilization',
+      'db:x',
+    ]);
+    expect(report.checks['eventloop:delay']![0]).toEqual({
+      componentType: 'system',
+      status: 'pass',
+      observedValue: 3,
+      observedUnit: 'ms',
+      time: NOW.toISOString(),
+    });
+    expect(report.checks['memory:utilization']![0]).toEqual(
+      expect.objectContaining({ status: 'fail', output: 'no sample' }),
+    );
+    expect(report.status).toBe('fail');
+  });
+
+  it('logs a transition once, not every probe', async () => {
+    const write = jest.spyOn(process.stderr, 'write');
+    const failing: HealthCheck = {
+      name: 'db:x',
+      componentType: 'datastore',
+      critical: true,
+      timeoutMs: 100,
+      run: () => ({ status: 'fail' }),
+    };
+    await healthReport('ready', sources({ checks: () => [failing] }));
+    await healthReport('ready', sources({ checks: () => [failing] }));
+    const lines = write.mock.calls
+      .map(([chunk]) => String(chunk))
+      .filter((line) => line.includes('health.fail'));
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toEqual(
+      expect.objectContaining({ event: 'health.fail', checks: ['db:x'] }),
+    );
+  });
+});
+
+describe('process checks', () => {
+  it('grades against warn and fail thresholds', () => {
+    expect(grade(10, { warn: 200, fail: 1000 })).toBe('pass');
+    expect(grade(200, { warn: 200, fail: 1000 })).toBe('warn');
+    expect(grade(1500, { warn: 200, fail: 1000 })).toBe('fail');
+  });
+
+  it('reports event-loop delay in ms and fails when it is very high', async () => {
+    const sample = { eventLoopDelayP99Ms: 1234.56, heapUsedRatio: 0.1, sampledAt: NOW, sequence: 1 };
+    const result = eventLoopCheck(
+      () => sample,
+      () => ({ warn: 200, fail: 1000 }),
+    ).read();
+    expect(result).toEqual(
+      expect.objectContaining({ status: 'fail', observedValue: 1234.6, observedUnit: 'ms' }),
+    );
+  });
+
+  it('reports heap used as a percentage of the heap limit', async () => {
+    const sample = { eventLoopDelayP99Ms: 1, heapUsedRatio: 0.9, sampledAt: NOW, sequence: 1 };
+    const result = heapCheck(
+      () => sample,
+      () => ({ warn: 0.85, fail: 0.95 }),
+    ).read();
+    expect(result).toEqual(
+      expect.objectContaining({ status: 'warn', observedValue: 90, observedUnit: 'percent' }),
+    );
+  });
+});
+
+describe('reusing a report while nothing it is built from changes', () => {
+  function counted(version: { value: number }, phase: { value: string }) {
+    let reads = 0;
+    const check: SampledCheck = {
+      name: 'eventloop:delay',
+      componentType: 'system',
+      critical: true,
+      read: () => {
+        reads += 1;
+        return { status: 'pass', observedValue: 1, observedUnit: 'ms' };
+      },
+    };
+    const src = sources({
+      phase: () => phase.value,
+      sampled: () => [check],
+      sampleVersion: () => version.value,
+    });
+    return { src, reads: () => reads };
+  }
+
+  it('reads the samples once per sample version and phase', async () => {
+    const version = { value: 7 };
+    const phase = { value: 'ready' };
+    const { src, reads } = counted(version, phase);
+    const first = await healthReport('ready', src);
+    expect(await healthReport('ready', src)).toBe(first);
+    expect(reads()).toBe(1);
+
+    version.value = 8;
+    const second = await healthReport('ready', src);
+    expect(second).not.toBe(first);
+    expect(reads()).toBe(2);
+
+    phase.value = 'draining';
+    const draining = await healthReport('ready', src);
+    expect(draining.status).toBe('fail');
+    expect(reads()).toBe(3);
+  });
+
+  it('never reuses a reading made on the spot (version -1)', async () => {
+    const { src, reads } = counted({ value: -1 }, { value: 'ready' });
+    await healthReport('ready', src);
+    await healthReport('ready', src);
+    expect(reads()).toBe(2);
+  });
+
+  it('runs dependency checks on every probe', async () => {
+    let runs = 0;
+    const dependency: HealthCheck = {
+      name: 'db:x',
+      componentType: 'datastore',
+      critical: true,
+      timeoutMs: 50,
+      run: () => {
+        runs += 1;
+        return { status: 'pass' };
+      },
+    };
+    const src = sources({ sampleVersion: () => 1, checks: () => [dependency] });
+    await healthReport('ready', src);
+    await healthReport('ready', src);
+    expect(runs).toBe(2);
+  });
+
+  it('gives liveness a new uptime each second', async () => {
+    let uptime = 10.2;
+    const src = sources({ uptimeSeconds: () => uptime });
+    const first = await healthReport('live', src);
+    expect(await healthReport('live', src)).toBe(first);
+    uptime = 11.1;
+    const later = await healthReport('live', src);
+    expect(later.checks['process:uptime']![0]!.observedValue).toBe(11);
+  });
+});

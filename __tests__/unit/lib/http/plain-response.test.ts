@@ -1,0 +1,66 @@
+/** @jest-environment node */
+import type { ServerResponse } from 'node:http';
+import { PassThrough } from 'node:stream';
+import { plainResponseBytes, sendPlain, writePlainToSocket } from '../../../../lib/http/plain-response';
+import { securityHeaders } from '../../../../lib/http/security-headers';
+
+describe('plainResponseBytes', () => {
+  it('is a whole HTTP/1.1 response that closes, with the security headers and an exact length', () => {
+    const bytes = plainResponseBytes(431, 'Too big: é', { Allow: 'GET' });
+    const [head, body] = bytes.split('\r\n\r\n');
+    const [statusLine, ...lines] = head!.split('\r\n');
+    expect(statusLine).toBe('HTTP/1.1 431 Request Header Fields Too Large');
+    const headers = Object.fromEntries(lines.map((line) => line.split(': ') as [string, string]));
+    expect(headers).toEqual({
+      ...securityHeaders(),
+      'Cache-Control': 'no-store',
+      'Content-Type': 'text/plain; charset=utf-8',
+      'Content-Length': String(Buffer.byteLength('Too big: é')),
+      Allow: 'GET',
+      Connection: 'close',
+    });
+    expect(body).toBe('Too big: é');
+  });
+});
+
+describe('sendPlain', () => {
+  it('does not write into a response whose headers are already sent', () => {
+    const writeHead = jest.fn();
+    sendPlain({ headersSent: true, destroyed: false, writeHead } as unknown as ServerResponse, 400, 'x');
+    expect(writeHead).not.toHaveBeenCalled();
+  });
+
+  it('destroys the response instead of throwing when writing fails', () => {
+    const destroy = jest.fn();
+    const res = {
+      headersSent: false,
+      destroyed: false,
+      writeHead: () => {
+        throw new Error('socket gone');
+      },
+      destroy,
+    };
+    expect(() => sendPlain(res as unknown as ServerResponse, 400, 'x')).not.toThrow();
+    expect(destroy).toHaveBeenCalled();
+  });
+});
+
+describe('writePlainToSocket', () => {
+  it('writes the response and ends the socket', async () => {
+    const socket = new PassThrough();
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    writePlainToSocket(socket, 400, 'Bad request.');
+    await new Promise((resolve) => socket.on('end', resolve));
+    expect(Buffer.concat(chunks).toString()).toBe(plainResponseBytes(400, 'Bad request.'));
+  });
+
+  it('only destroys a socket that can no longer be written', () => {
+    const socket = new PassThrough();
+    socket.end();
+    const write = jest.spyOn(socket, 'write');
+    writePlainToSocket(socket, 400, 'x');
+    expect(write).not.toHaveBeenCalled();
+    expect(socket.destroyed).toBe(true);
+  });
+});

@@ -1,0 +1,46 @@
+/** @jest-environment node */
+import type { ServerResponse } from 'node:http';
+import {
+  contentSecurityPolicy,
+  securityHeaders,
+  securityHeaderSetter,
+} from '../../../../lib/http/security-headers';
+
+describe('security headers', () => {
+  it('sends the full list, with the values the README names', () => {
+    expect(securityHeaders()).toEqual({
+      'Content-Security-Policy': contentSecurityPolicy(),
+      'Strict-Transport-Security': 'max-age=63072000; includeSubDomains',
+      'X-Content-Type-Options': 'nosniff',
+      'Referrer-Policy': 'strict-origin-when-cross-origin',
+      'Permissions-Policy':
+        'accelerometer=(), camera=(), geolocation=(), gyroscope=(), magnetometer=(), microphone=(), payment=(), usb=()',
+      'Cross-Origin-Opener-Policy': 'same-origin',
+      'Cross-Origin-Resource-Policy': 'same-origin',
+      'X-Frame-Options': 'DENY',
+    });
+  });
+
+  it('allows scripts, styles and connections from this origin only in production', () => {
+    expect(contentSecurityPolicy()).toBe(
+      "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; " +
+        "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'; " +
+        "manifest-src 'self'; worker-src 'self'",
+    );
+  });
+
+  it("allows eval, inline styles and the dev server's WebSocket only in development", () => {
+    const dev = contentSecurityPolicy({ dev: true });
+    expect(dev).toContain("script-src 'self' 'unsafe-eval';");
+    expect(dev).toContain("style-src 'self' 'unsafe-inline';");
+    expect(dev).toContain("connect-src 'self' ws:;");
+    expect(contentSecurityPolicy()).not.toMatch(/unsafe|ws:/);
+  });
+
+  it('sets every header on a response', () => {
+    const set: Record<string, string> = {};
+    const res = { setHeader: (name: string, value: string) => (set[name] = value) };
+    securityHeaderSetter()(res as unknown as ServerResponse);
+    expect(set).toEqual(securityHeaders());
+  });
+});

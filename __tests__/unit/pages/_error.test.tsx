@@ -1,0 +1,61 @@
+import { render, screen } from '@testing-library/react';
+import type { NextPageContext } from 'next';
+import ErrorPage from '../../../pages/_error';
+
+jest.mock('next/head', () => ({
+  __esModule: true,
+  default: jest.requireActual('../support/render-with-head').InlineHead,
+}));
+
+function context(parts: Partial<NextPageContext>): NextPageContext {
+  return { pathname: '/_error', query: {}, AppTree: () => null, ...parts } as unknown as NextPageContext;
+}
+
+describe('_error getInitialProps', () => {
+  it('takes the status from the response first', () => {
+    const props = ErrorPage.getInitialProps(
+      context({ res: { statusCode: 503 } as never, err: Object.assign(new Error('x'), { statusCode: 400 }) }),
+    );
+    expect(props.statusCode).toBe(503);
+  });
+
+  it('takes the status from the error when there is no response', () => {
+    const props = ErrorPage.getInitialProps(
+      context({ err: Object.assign(new Error('x'), { statusCode: 405 }) }),
+    );
+    expect(props.statusCode).toBe(405);
+  });
+
+  it('falls back to 404 when there is neither', () => {
+    expect(ErrorPage.getInitialProps(context({})).statusCode).toBe(404);
+  });
+
+  it('leaves the status undefined for a client-side exception', () => {
+    expect(ErrorPage.getInitialProps(context({ err: new Error('boom') })).statusCode).toBeUndefined();
+  });
+
+  it('passes a same-origin retry link and drops one that would leave the site', () => {
+    expect(
+      ErrorPage.getInitialProps(context({ res: { statusCode: 500 } as never, asPath: '/a?b=1' })).retryHref,
+    ).toBe('/a?b=1');
+    expect(
+      ErrorPage.getInitialProps(context({ res: { statusCode: 500 } as never, asPath: '//evil.example/' }))
+        .retryHref,
+    ).toBeUndefined();
+  });
+});
+
+describe('_error screen', () => {
+  it.each([
+    [404, 'Page not found'],
+    [410, 'Page not found'],
+    [400, 'Sorry, this web address or request cannot be used'],
+    [405, 'Sorry, this web address or request cannot be used'],
+    [500, 'Sorry, there is a problem with the service'],
+    [503, 'Sorry, there is a problem with the service'],
+    [undefined, 'Sorry, this page stopped working'],
+  ])('status %p shows "%s"', (statusCode, heading) => {
+    render(<ErrorPage statusCode={statusCode} />);
+    expect(screen.getByRole('heading', { level: 1 })).toHaveTextContent(heading);
+  });
+});

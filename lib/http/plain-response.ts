@@ -1,0 +1,67 @@
+// Small plain-text answers the server gives itself (tunnel, bad request targets, parser errors),
+// always with the same security headers as every other response. Never throws.
+import { type ServerResponse, STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { securityHeaders } from './security-headers';
+
+const SECURITY_HEADERS = securityHeaders();
+
+export function plainHeaders(message: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    ...SECURITY_HEADERS,
+    'Cache-Control': 'no-store',
+    'Content-Type': 'text/plain; charset=utf-8',
+    'Content-Length': String(Buffer.byteLength(message)),
+    ...extra,
+  };
+}
+
+/** Answers on a normal response object. */
+export function sendPlain(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  extra: Record<string, string> = {},
+): void {
+  try {
+    if (res.headersSent || res.destroyed) return;
+    res.writeHead(status, plainHeaders(message, extra));
+    res.end(message);
+  } catch {
+    res.destroy();
+  }
+}
+
+/** The bytes of a whole HTTP/1.1 response that closes its connection. */
+export function plainResponseBytes(
+  status: number,
+  message: string,
+  extra: Record<string, string> = {},
+): string {
+  const headers = { ...plainHeaders(message, extra), Connection: 'close' };
+  const head = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}`)
+    .join('\r\n');
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n${head}\r\n\r\n${message}`;
+}
+
+/**
+ * Answers straight on a socket, for requests Node never turned into a response object (parser
+ * errors, CONNECT, upgrades), then closes it.
+ */
+export function writePlainToSocket(
+  socket: Duplex,
+  status: number,
+  message: string,
+  extra: Record<string, string> = {},
+): void {
+  try {
+    if (!socket.writable) {
+      socket.destroy();
+      return;
+    }
+    socket.end(plainResponseBytes(status, message, extra));
+  } catch {
+    socket.destroy();
+  }
+}

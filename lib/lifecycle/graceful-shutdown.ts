@@ -1,0 +1,118 @@
+// What SIGTERM and SIGINT do to a running HTTP server: drain, stop accepting, let in-flight
+// requests finish, flush, exit 0. A second signal exits at once.
+import type { Server } from 'node:http';
+import { log } from '../log/json-line';
+import { enterPhase, lifecycleState } from './state';
+
+export interface ShutdownOptions {
+  server: Server;
+  drainMs: number;
+  shutdownTimeoutMs: number;
+  /** Cap on the before-exit tasks (flushing error reports). */
+  flushTimeoutMs?: number;
+  exit?: (code: number) => void;
+  signals?: NodeJS.Signals[];
+}
+
+/** How long flushing error reports and other before-exit work may take, by default. */
+export const DEFAULT_FLUSH_TIMEOUT_MS = 2000;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Counts requests in flight and, once draining starts, asks clients to close keep-alive
+ * connections so the next request goes to a replica that is not shutting down.
+ */
+export function trackRequests(server: Server) {
+  let inFlight = 0;
+  let draining = false;
+  const finished = () => {
+    inFlight -= 1;
+  };
+  // Ahead of the app's own handler, so the header is set before the response can be sent.
+  server.prependListener('request', (_req, res) => {
+    inFlight += 1;
+    if (draining) res.setHeader('Connection', 'close');
+    res.once('close', finished);
+  });
+  return {
+    inFlight: () => inFlight,
+    startDraining: () => {
+      draining = true;
+    },
+  };
+}
+
+/** Runs every before-exit task in parallel, giving up on them after `timeoutMs`. Never rejects. */
+async function runBeforeExitTasks(timeoutMs: number): Promise<void> {
+  const tasks = [...lifecycleState().beforeExit.entries()].map(async ([name, task]) => {
+    try {
+      await task();
+    } catch (error) {
+      log('error', 'lifecycle.before_exit_failed', { task: name, message: String(error) });
+    }
+  });
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), timeoutMs);
+  });
+  const outcome = await Promise.race([Promise.all(tasks).then(() => 'done' as const), timedOut]);
+  clearTimeout(timer);
+  if (outcome === 'timeout') log('warn', 'lifecycle.before_exit_timeout', { timeoutMs });
+}
+
+export function installGracefulShutdown({
+  server,
+  drainMs,
+  shutdownTimeoutMs,
+  flushTimeoutMs = DEFAULT_FLUSH_TIMEOUT_MS,
+  exit = (code) => process.exit(code),
+  signals = ['SIGTERM', 'SIGINT'],
+}: ShutdownOptions): { shutdown: (reason: string) => Promise<void> } {
+  const requests = trackRequests(server);
+  let running: Promise<void> | null = null;
+
+  async function shutdown(reason: string) {
+    const started = Date.now();
+    enterPhase('draining', { reason, drainMs, shutdownTimeoutMs });
+    requests.startDraining();
+    if (drainMs > 0) await sleep(drainMs);
+
+    // Stop accepting; idle keep-alive sockets go now, busy ones once their response is sent.
+    server.close();
+    server.closeIdleConnections();
+    const deadline = Date.now() + shutdownTimeoutMs;
+    while (requests.inFlight() > 0 && Date.now() < deadline) {
+      await sleep(20);
+      server.closeIdleConnections();
+    }
+    const abandoned = requests.inFlight();
+    server.closeAllConnections();
+    if (abandoned > 0) log('warn', 'lifecycle.requests_abandoned', { count: abandoned, shutdownTimeoutMs });
+
+    await runBeforeExitTasks(flushTimeoutMs);
+    enterPhase('closed', { shutdownMs: Date.now() - started });
+    exit(0);
+  }
+
+  for (const signal of signals) {
+    process.on(signal, () => {
+      if (running) {
+        log('warn', 'lifecycle.forced_exit', { signal });
+        exit(signal === 'SIGINT' ? 130 : 143);
+        return;
+      }
+      running = shutdown(signal).catch((error: unknown) => {
+        log('error', 'lifecycle.shutdown_failed', { message: String(error) });
+        exit(1);
+      });
+    });
+  }
+
+  return {
+    shutdown: (reason) => {
+      running ??= shutdown(reason);
+      return running;
+    },
+  };
+}

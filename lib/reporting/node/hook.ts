@@ -1,0 +1,28 @@
+// How code that must not import the server SDK (the _error page, bundled for browsers too; the
+// compiled server entry) reaches the server reporter: one process slot, set by instrumentation.
+import { readSlot, writeSlot } from '../../process/slots';
+
+export interface ServerErrorContext {
+  /** The route file, e.g. `/api/orders` or `/orders/[id]`. */
+  route: string;
+  method: string;
+  status: number;
+  /** The request path, scrubbed before it is sent. */
+  path?: string;
+  mechanism?: string;
+}
+
+export type ServerErrorReporter = (error: unknown, context: ServerErrorContext) => string | undefined;
+
+export function installServerReporter(reporter: ServerErrorReporter): void {
+  writeSlot('serverReporter', reporter);
+}
+
+/** Reports through the installed reporter; undefined when there is none or it failed. Never throws. */
+export function reportThroughServerHook(error: unknown, context: ServerErrorContext): string | undefined {
+  try {
+    return readSlot('serverReporter')?.(error, context);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,64 @@
+// Server-side error reports: one per error object, with a reference id _error can show. Through
+// Sentry (./sentry-client.ts, loaded only when there is a DSN) or else as one JSON line on stderr.
+// Initialised by instrumentation.ts; reached by everything else through ./hook.ts.
+import { log } from '../../log/json-line';
+import { markReported, newEventId, referenceOf } from '../reference';
+import { scrubUrl } from '../scrub';
+import { installServerReporter, type ServerErrorContext } from './hook';
+import type { SentrySender } from './sentry-client';
+
+export interface ServerReportingConfig {
+  dsn: string | null;
+  release: string;
+  environment: string;
+}
+
+let sentry: SentrySender | null = null;
+
+function errorParts(error: unknown): { message: string; stack?: string } {
+  if (error instanceof Error) return { message: error.message, stack: error.stack };
+  try {
+    return { message: typeof error === 'string' ? error : JSON.stringify(error) };
+  } catch {
+    return { message: String(error) };
+  }
+}
+
+/**
+ * Reports one server error and returns its reference id, or undefined when it is not reported
+ * (status below 500). The same error object is only ever reported once. Never throws.
+ */
+export function reportServerError(error: unknown, context: ServerErrorContext): string | undefined {
+  try {
+    if (context.status < 500) return undefined;
+    const existing = referenceOf(error);
+    if (existing) return existing;
+    const id = newEventId();
+    markReported(error, id);
+    const path = context.path ? scrubUrl(context.path) : undefined;
+    if (sentry) {
+      sentry(error, id, context, path);
+      return id;
+    }
+    const { message, stack } = errorParts(error);
+    log('error', 'server.error', {
+      reference: id,
+      route: context.route,
+      method: context.method,
+      status: context.status,
+      ...(path ? { path } : {}),
+      message,
+      ...(stack ? { stack } : {}),
+    });
+    return id;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function initServerReporting(config: ServerReportingConfig): Promise<void> {
+  installServerReporter(reportServerError);
+  if (sentry || !config.dsn) return;
+  const { createSentrySender } = await import('./sentry-client');
+  sentry = createSentrySender({ dsn: config.dsn, release: config.release, environment: config.environment });
+}

@@ -1,0 +1,74 @@
+// Answers for requests that should never reach Next: odd request targets, CONNECT, and requests
+// Node's parser rejects. Each gets a clear 4xx with the security headers, never a crash or a hang.
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { securityHeaders } from '../http/security-headers';
+import { sendPlain, writePlainToSocket } from '../http/plain-response';
+import { parseRequestTarget } from '../http/request-target';
+import { log } from '../log/json-line';
+
+export const ALLOW = 'GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE';
+
+const ASTERISK_OPTIONS_HEADERS = { ...securityHeaders(), Allow: ALLOW, 'Cache-Control': 'no-store' };
+
+/** Normalises `req.url` to a path, or answers the request itself. Returns true when it answered. */
+export function answeredBeforeNext(req: IncomingMessage, res: ServerResponse): boolean {
+  // HTTP/1.1 requires Host (RFC 9112 §3.2). The server turns off Node's own check, whose 400
+  // carries none of the security headers, and makes it here.
+  if (req.httpVersion === '1.1' && !req.headers.host) {
+    sendPlain(res, 400, 'Bad request: HTTP/1.1 requests need a Host header.');
+    return true;
+  }
+  const target = parseRequestTarget(req.url);
+  if (target.kind === 'path') {
+    req.url = target.path;
+    return false;
+  }
+  if (target.kind === 'asterisk' && req.method === 'OPTIONS') {
+    res.writeHead(204, ASTERISK_OPTIONS_HEADERS);
+    res.end();
+    return true;
+  }
+  sendPlain(res, 400, 'Bad request: the request target must be a path.');
+  return true;
+}
+
+/** Parser errors Node reports, by code, and the status each deserves. */
+export const CLIENT_ERROR_STATUS: Readonly<Record<string, number>> = {
+  HPE_HEADER_OVERFLOW: 431,
+  HPE_URI_TOO_LONG: 414,
+  ERR_HTTP_REQUEST_TIMEOUT: 408,
+  HPE_HEADERS_TIMEOUT: 408,
+};
+
+/** The status and words a parser error gets, or null when the client is gone. */
+export function clientErrorAnswer(code: string): { status: number; message: string } | null {
+  if (code === 'ECONNRESET' || code === 'EPIPE') return null;
+  const status = CLIENT_ERROR_STATUS[code] ?? 400;
+  return { status, message: status === 400 ? 'Bad request.' : `${status}: request refused.` };
+}
+
+export function installGuards(server: Server): void {
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    const answer = clientErrorAnswer(error.code ?? '');
+    if (!answer) {
+      socket.destroy();
+      return;
+    }
+    writePlainToSocket(socket, answer.status, answer.message);
+  });
+  // No proxying here: CONNECT gets a clear refusal instead of a dropped socket.
+  server.on('connect', (_req, socket) => {
+    writePlainToSocket(socket, 405, 'CONNECT is not supported.', { Allow: ALLOW });
+  });
+  server.on('error', (error) => log('error', 'server.error_event', { message: String(error) }));
+}
+
+/**
+ * WebSocket (and other) upgrades: nothing here accepts them in production, so say so instead of
+ * leaving the socket open with no answer. (`npm run dev` hands them to Next for hot reloading.)
+ */
+export function refuseUpgrades(server: Server): void {
+  server.on('upgrade', (_req, socket) => {
+    writePlainToSocket(socket, 400, 'Bad request: this server does not accept protocol upgrades.');
+  });
+}
