@@ -50,17 +50,24 @@ module.exports = (phase) => {
     ...(process.env.NEXT_OUTPUT === 'standalone' ? { output: 'standalone' } : {}),
     pageExtensions: withFixtures ? ['tsx', 'ts', 'fixture.jsx'] : ['tsx', 'ts'],
     webpack(config, { webpack, isServer, buildId }) {
-      if (!isServer && env?.APP_SENTRY_DSN) {
+      // Where the browser finds the SDK file; '' where there is none (servers, builds without a
+      // DSN), so the reporter's loader folds away (lib/reporting/browser/reporter.ts).
+      const sdkFile = !isServer && env?.APP_SENTRY_DSN ? `static/chunks/reporting-${buildId}.js` : '';
+      config.plugins.push(
+        new webpack.DefinePlugin({
+          'process.env.APP_SENTRY_SDK_URL': JSON.stringify(sdkFile ? `/_next/${sdkFile}` : ''),
+        }),
+      );
+      if (sdkFile) {
         // The browser SDK as an entry of its own, loaded by a script element once the page is idle
         // (lib/reporting/browser/reporter.ts). A dynamic import() would add webpack's chunk-loading
         // runtime to every page's first-load JS. The build id in the name makes it cacheable forever.
-        const filename = `static/chunks/reporting-${buildId}.js`;
         const nextEntries = config.entry;
         config.entry = async () => ({
           ...(await nextEntries()),
           'app-shell-reporting': {
             import: path.join(__dirname, 'lib/reporting/browser/sdk-entry.ts'),
-            filename,
+            filename: sdkFile,
           },
         });
         // Keep it in one file: chunks split off it would never be loaded by a plain script element.
@@ -70,11 +77,6 @@ module.exports = (phase) => {
           splitChunks.chunks = (/** @type {{ name?: string }} */ chunk) =>
             chunk.name !== 'app-shell-reporting' && nextChunks(chunk);
         }
-        config.plugins.push(
-          new webpack.DefinePlugin({
-            'process.env.APP_SENTRY_SDK_URL': JSON.stringify(`/_next/${filename}`),
-          }),
-        );
       }
       if (!isServer) {
         // Leave Sentry's debug logging, tracing and replay code out of the lazily loaded SDK chunk.

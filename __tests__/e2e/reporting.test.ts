@@ -61,9 +61,7 @@ async function openAndWaitForSdk(path: string, options = {}): Promise<WatchedPag
 }
 
 async function waitForSdkStarted(page: Page) {
-  await page.waitForFunction(() =>
-    Boolean((window as unknown as Record<symbol, unknown>)[Symbol.for('app-shell.browserSdk')]),
-  );
+  await page.waitForFunction(() => (window as unknown as { __sdkLoaded?: boolean }).__sdkLoaded === true);
 }
 
 async function shownReference(page: Page): Promise<string> {

@@ -1,5 +1,6 @@
 // Debian's Chromium driven by playwright-core (this machine cannot download Playwright's browsers).
 import { type Browser, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
+import type { SdkLoadedEvent } from '../../lib/reporting/browser/types';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../scripts/lib/chromium';
 
 export { CHROMIUM_ARGS };
@@ -23,20 +24,29 @@ export interface WatchedPage {
   close: () => Promise<void>;
 }
 
-/** A page that records console errors, uncaught errors, requests and CSP violations. */
+/**
+ * A page that records console errors, uncaught errors, requests and CSP violations, and whether the
+ * lazily loaded error-reporting SDK has announced itself (`window.__sdkLoaded`).
+ */
 export async function openWatchedPage(
   browser: Browser,
   options: BrowserContextOptions = {},
 ): Promise<WatchedPage> {
   const context = await browser.newContext(options);
   // Runs through the DevTools protocol, so the page's CSP does not apply to it.
-  await context.addInitScript(() => {
+  await context.addInitScript((sdkLoadedEvent) => {
     const seen: string[] = [];
-    (window as unknown as { __cspViolations: string[] }).__cspViolations = seen;
+    const recorded = window as unknown as { __cspViolations: string[]; __sdkLoaded?: boolean };
+    recorded.__cspViolations = seen;
     document.addEventListener('securitypolicyviolation', (event) => {
       seen.push(`${event.violatedDirective} ${event.blockedURI}`);
     });
-  });
+    // Registered before the page's own listener, so this runs first; the reporter starts the SDK
+    // in the same dispatch, before the test's next command can reach the page.
+    document.addEventListener(sdkLoadedEvent, () => {
+      recorded.__sdkLoaded = true;
+    });
+  }, 'app-shell:sdk-loaded' satisfies SdkLoadedEvent);
   const page = await context.newPage();
   const consoleErrors: string[] = [];
   const pageErrors: string[] = [];

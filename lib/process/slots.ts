@@ -1,12 +1,11 @@
 // Process-wide state. Next bundles its own copy of every module into each of its bundles, and the
 // compiled server loads yet another, so a module-level variable exists once per copy. A slot on
-// globalThis under a Symbol.for key exists once per process (or once per page, in a browser).
+// globalThis under a Symbol.for key exists once per process.
 // This is the only file that reads or writes globalThis for that; the interface below is the one
 // list of slots.
 import type { Settings } from '../config/settings';
 import type { HealthStatus, ProcessSampler } from '../health/types';
 import type { LifecycleState } from '../lifecycle/state';
-import type { LoadedSdk } from '../reporting/browser/types';
 import type { ServerErrorReporter } from '../reporting/node/hook';
 
 export interface ProcessSlots {
@@ -20,15 +19,12 @@ export interface ProcessSlots {
   healthLastStatus: HealthStatus;
   /** lib/reporting/node/hook.ts: the server-side reporter instrumentation.ts installed. */
   serverReporter: ServerErrorReporter;
-  /** lib/reporting/browser: the lazily loaded SDK file leaves its start function here. */
-  browserSdk: () => LoadedSdk;
 }
 
 type SlotName = keyof ProcessSlots;
 
 // One symbol per slot, built from the slot's name, so the keys cannot drift from the list above.
-const symbols: Partial<Record<SlotName, symbol>> = {};
-const symbolFor = (name: SlotName) => (symbols[name] ??= Symbol.for(`app-shell.${name}`));
+const symbolFor = (name: SlotName) => Symbol.for(`app-shell.${name}`);
 
 // The one cast: globalThis has no index signature for symbols.
 const holder = globalThis as unknown as Partial<Record<symbol, unknown>>;

@@ -2,12 +2,10 @@
 // an early buffer for errors that happen before the SDK loads, a `report` function with a
 // synchronous reference id, and the idle-time loader of the SDK itself (./sdk.ts).
 //
-// Without SENTRY_DSN at build time there is no build DSN, and every function below
-// returns at once; the SDK file is not even built, so no browser downloads Sentry code.
-import { buildDsn } from '../../config/build-values';
-import { readSlot } from '../../process/slots';
+// Without SENTRY_DSN at build time the SDK file is not built, its URL is '', and every function
+// below returns at once, so no browser downloads Sentry code.
 import { markReported, newEventId, referenceOf } from '../reference';
-import type { LoadedSdk, Mechanism } from './types';
+import type { LoadedSdk, Mechanism, SdkLoadedEvent } from './types';
 
 export type { Mechanism };
 
@@ -21,8 +19,13 @@ const pending: Pending[] = [];
 let sdk: LoadedSdk | null = null;
 let started = false;
 
+// Where the build put the SDK file (next.config.js), or '' when the build had no DSN. Read here
+// rather than through lib/config/build-values.ts because webpack replaces it in this module itself,
+// so the minifier can drop everything below from every page when reporting is off.
+const SDK_URL = process.env.APP_SENTRY_SDK_URL ?? '';
+
 function enabled(): boolean {
-  return buildDsn() !== null && typeof window !== 'undefined';
+  return SDK_URL !== '' && typeof window !== 'undefined';
 }
 
 /**
@@ -57,26 +60,28 @@ function whenIdle(callback: () => void) {
   else window.addEventListener('load', run, { once: true });
 }
 
+function onSdkLoaded(event: Event) {
+  try {
+    // Anything but the SDK's start function throws here, and is caught below.
+    const loaded = (event as CustomEvent<() => LoadedSdk>).detail();
+    // From here the SDK's own global handlers catch what the buffer caught so far.
+    window.removeEventListener('error', onError);
+    window.removeEventListener('unhandledrejection', onRejection);
+    sdk = loaded;
+    for (const [error, id, mechanism] of pending.splice(0)) loaded.capture(error, id, mechanism);
+  } catch {
+    // A broken SDK must not break the page; the buffer keeps what it has.
+  }
+}
+
 function loadSdk() {
   // The SDK is a webpack entry of its own (next.config.js), loaded by a plain script element: an
-  // `import()` would put webpack's chunk-loading runtime (~800 bytes gzip) into every page.
+  // `import()` would put webpack's chunk-loading runtime (~800 bytes gzip) into every page. The
+  // file announces itself with an event as it runs (./sdk-entry.ts).
+  const loadedEvent: SdkLoadedEvent = 'app-shell:sdk-loaded';
+  document.addEventListener(loadedEvent, onSdkLoaded, { once: true });
   const script = document.createElement('script');
-  script.src = process.env.APP_SENTRY_SDK_URL ?? '';
-  script.onload = () => {
-    // ./sdk-entry.ts leaves its start function in this slot.
-    const start = readSlot('browserSdk');
-    if (!start) return;
-    try {
-      const loaded = start();
-      // From here the SDK's own global handlers catch what the buffer caught so far.
-      window.removeEventListener('error', onError);
-      window.removeEventListener('unhandledrejection', onRejection);
-      sdk = loaded;
-      for (const [error, id, mechanism] of pending.splice(0)) loaded.capture(error, id, mechanism);
-    } catch {
-      // A broken SDK must not break the page; the buffer keeps what it has.
-    }
-  };
+  script.src = SDK_URL;
   // Offline or blocked: the page keeps working and nothing is reported.
   document.head.appendChild(script);
 }

@@ -10,3 +10,10 @@ export type Mechanism = 'react-error-boundary' | 'next-error-page' | 'onerror' |
 export interface LoadedSdk {
   capture: (error: unknown, id: string, mechanism: Mechanism) => void;
 }
+
+/**
+ * The event the SDK file dispatches on `document` as it runs, with its start function as `detail`.
+ * A type, not a constant: each side writes the name as a literal typed with it (the compiler keeps
+ * them equal), so no shared module is bundled into every page just to hold one string.
+ */
+export type SdkLoadedEvent = 'app-shell:sdk-loaded';
