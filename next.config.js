@@ -1,7 +1,8 @@
 // @ts-check
 const path = require('node:path');
 const { PHASE_DEVELOPMENT_SERVER, PHASE_PRODUCTION_SERVER } = require('next/constants');
-// Compiled from lib/config/build-time.ts by `npm run build:server`, which `npm run build` runs first.
+// Compiled from lib/config/build-time.ts by `npm run build:server`, which every script that loads
+// this file (build, dev, test:unit, typecheck) runs first.
 const { buildTimeEnv } = require('./dist/lib/config/build-time.js');
 
 /**
