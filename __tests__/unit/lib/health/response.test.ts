@@ -11,7 +11,7 @@ const report = (status: HealthReport['status']): HealthReport => ({
 });
 const reporting = (status: HealthReport['status']) => {
   const fixed = report(status);
-  return jest.fn(async (_probe: Probe) => fixed);
+  return jest.fn<Promise<HealthReport>, [Probe]>(async () => fixed);
 };
 
 describe('probeResponse', () => {
