@@ -1,5 +1,5 @@
 // 30 s at 100 connections on liveness and on a missing page: no errors, no unexpected status, and
-// resident memory that does not keep growing.
+// resident memory that does not keep growing once the server is warm.
 import { readFileSync } from 'node:fs';
 import { load } from '../../bench/lib/load';
 import { PRODUCTION_DIST } from '../support/paths';
@@ -7,9 +7,15 @@ import { type RunningServer, startServer } from '../support/server';
 import { recordResult } from '../support/results';
 
 const SECONDS = Number(process.env.RELIABILITY_LOAD_SECONDS) || 30;
+const WARM_UP_SECONDS = 10;
 const CONNECTIONS = 100;
-/** Growth allowed over a whole run; a leak of even 1 KiB per request would blow through it. */
-const MAX_RSS_GROWTH_MIB = 150;
+/**
+ * Growth allowed over the measured run, after a warm-up: V8 and the allocator size themselves
+ * during the first seconds of load (about +80 MiB on Node 20 and +250 MiB on Node 24, measured
+ * here), then hold. The test also requires more than this many KiB of requests, so a leak of
+ * 1 KiB per request would exceed it.
+ */
+const MAX_RSS_GROWTH_MIB = 40;
 
 function rssMiB(pid: number | undefined): number {
   const kib = Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+)\s+kB/m)?.[1]);
@@ -31,6 +37,7 @@ describe(`${SECONDS} s at ${CONNECTIONS} connections`, () => {
     ['/api/health/live', '2xx'],
     ['/missing-page', '4xx'],
   ])('%s: zero errors, only %s answers, bounded memory', async (path, expected) => {
+    await load({ url: `${server.url}${path}`, connections: CONNECTIONS, seconds: WARM_UP_SECONDS });
     const before = rssMiB(server.child.pid);
     const result = await load({ url: `${server.url}${path}`, connections: CONNECTIONS, seconds: SECONDS });
     const after = rssMiB(server.child.pid);
@@ -42,11 +49,11 @@ describe(`${SECONDS} s at ${CONNECTIONS} connections`, () => {
       requests: result.requests,
       failures: result.errors + unexpected,
       worstLatencyMs: result.max,
-      note: `${Math.round(result.rps)} req/s; RSS ${before.toFixed(0)} → ${after.toFixed(0)} MiB`,
+      note: `${Math.round(result.rps)} req/s; RSS after warm-up ${before.toFixed(0)} → ${after.toFixed(0)} MiB`,
     });
     expect(result.errors).toBe(0);
     expect(unexpected).toBe(0);
-    expect(result.requests).toBeGreaterThan(SECONDS * 100);
+    expect(result.requests).toBeGreaterThan(MAX_RSS_GROWTH_MIB * 1024);
     expect(after - before).toBeLessThan(MAX_RSS_GROWTH_MIB);
   });
 });
