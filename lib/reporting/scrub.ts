@@ -1,41 +1,87 @@
-// Removes what must never reach the error-reporting service: secret-looking URL parameters,
-// e-mail addresses, cookies, request headers other than the user agent, IP addresses. Used on
-// browser and server events alike. Nothing here throws.
+// Removes what must never reach the error-reporting service, wherever in an event it hides: every
+// string of the event is scrubbed (message, exception values, breadcrumbs, request, tags, extra,
+// contexts, frame file names), and the server's fallback log line goes through the same function.
+// What goes: values of secret-named parameters (in URLs and as `name=value` in free text), JWTs,
+// Bearer and Basic credentials, secrets inside URLs nested in other parameters, e-mail addresses,
+// cookies, request headers other than the user agent, and the user. Nothing here throws.
 import type { Breadcrumb, Event } from '@sentry/core';
 
 export const FILTERED = '[Filtered]';
+const ENCODED_FILTERED = encodeURIComponent(FILTERED);
 
-/** Parameter names whose values are treated as secret. Over-matching is the safe direction. */
+/** Parameter and field names whose values are treated as secret. Over-matching is the safe direction. */
 const SECRET_NAME =
   /token|code|key|secret|passw|pwd|session|sid|auth|jwt|bearer|signature|sig|credential|otp|email|e-mail|mail|ticket|nonce|state|access|refresh|cookie/i;
 const EMAIL = /[^\s@/?#&=:;,"'<>()[\]]+(?:@|%40)[^\s@/?#&=:;,"'<>()[\]]+\.[a-z]{2,}/gi;
+/** Three base64url parts, the first a JSON header (`{"` encodes as `eyJ`). */
+const JWT = /\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g;
+/** An HTTP credential after its scheme: `Bearer abc.def`, `Basic dXNlcjpwYXNz`. */
+const CREDENTIAL = /\b(Bearer|Basic|Token|Digest)(\s+)[A-Za-z0-9._~+/=:-]+/gi;
+/** `name=value` or `name: value` in free text, the name possibly quoted (JSON, logs). */
+const NAME_VALUE = /(["']?)([A-Za-z_][A-Za-z0-9_.-]*)\1(\s*[=:]\s*)(["']?)([^\s&;,"'<>]+)\4/g;
+/** Absolute URLs in free text. */
+const URL_IN_TEXT = /\bhttps?:\/\/[^\s"'<>]+/gi;
+/** How deep URLs nested in parameters are followed. */
+const MAX_NESTING = 3;
 
-export function scrubText(text: string): string {
-  return text.replace(EMAIL, FILTERED);
+/** Scrubs the shapes of secret that can appear anywhere in free text. */
+export function scrubText(text: string, depth = 0): string {
+  try {
+    return text
+      .replace(URL_IN_TEXT, (url) => scrubUrl(url, depth))
+      .replace(JWT, FILTERED)
+      .replace(CREDENTIAL, (_all, scheme: string, space: string) => `${scheme}${space}${FILTERED}`)
+      .replace(
+        NAME_VALUE,
+        (all, quote: string, name: string, separator: string, valueQuote: string, value: string) => {
+          const kept = `${quote}${name}${quote}${separator}${valueQuote}`;
+          if (SECRET_NAME.test(name)) return `${kept}${FILTERED}${valueQuote}`;
+          // A value may be a URL of its own, encoded (`next=https%3A%2F%2F…%3Ftoken%3D…`).
+          return depth < MAX_NESTING ? `${kept}${scrubValue(value, depth + 1)}${valueQuote}` : all;
+        },
+      )
+      .replace(EMAIL, FILTERED);
+  } catch {
+    return FILTERED;
+  }
+}
+
+function decoded(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return text; // malformed: kept as it is, and still checked
+  }
+}
+
+/**
+ * A parameter value, scrubbed as what it says once decoded: free text, maybe a URL of its own
+ * (`?next=https%3A%2F%2F…%3Ftoken%3D…`). Re-encoded only when something was removed.
+ */
+function scrubValue(value: string, depth: number): string {
+  const plain = decoded(value);
+  const scrubbed = scrubText(plain, Math.min(depth + 1, MAX_NESTING));
+  if (scrubbed === plain) return value;
+  // The marker stays readable, as it is everywhere else.
+  return encodeURIComponent(scrubbed).replaceAll(ENCODED_FILTERED, FILTERED);
 }
 
 /** `a=1&token=x` → `a=1&token=[Filtered]`; keeps the order and the form of everything else. */
-function scrubParams(params: string): string {
+function scrubParams(params: string, depth: number): string {
   return params
     .split('&')
     .map((pair) => {
       const equals = pair.indexOf('=');
-      if (equals === -1) return scrubText(pair);
+      if (equals === -1) return scrubText(pair, MAX_NESTING);
       const name = pair.slice(0, equals);
-      let decodedName = name;
-      try {
-        decodedName = decodeURIComponent(name.replace(/\+/g, ' '));
-      } catch {
-        // a malformed name is kept as it is, and still checked
-      }
-      if (SECRET_NAME.test(decodedName)) return `${name}=${FILTERED}`;
-      return `${name}=${scrubText(pair.slice(equals + 1))}`;
+      if (SECRET_NAME.test(decoded(name))) return `${name}=${FILTERED}`;
+      return `${name}=${scrubValue(pair.slice(equals + 1), depth)}`;
     })
     .join('&');
 }
 
-/** Scrubs the query string and the fragment of a URL (absolute or relative). */
-export function scrubUrl(url: string): string {
+/** Scrubs the path, the query string and the fragment of a URL (absolute or relative). */
+export function scrubUrl(url: string, depth = 0): string {
   try {
     const hashAt = url.indexOf('#');
     const beforeHash = hashAt === -1 ? url : url.slice(0, hashAt);
@@ -43,29 +89,40 @@ export function scrubUrl(url: string): string {
     const queryAt = beforeHash.indexOf('?');
     const base = queryAt === -1 ? beforeHash : beforeHash.slice(0, queryAt);
     const query = queryAt === -1 ? undefined : beforeHash.slice(queryAt + 1);
-    let out = scrubText(base);
-    if (query !== undefined) out += `?${scrubParams(query)}`;
+    // The path: credentials in the authority, e-mail addresses and JWTs as segments.
+    let out = base
+      .replace(/^([a-z]+:\/\/)[^/@]*@/i, `$1${FILTERED}@`)
+      .replace(JWT, FILTERED)
+      .replace(EMAIL, FILTERED);
+    if (query !== undefined) out += `?${scrubParams(query, depth)}`;
     // A fragment is either parameters (OAuth's #access_token=…) or a plain anchor.
     if (fragment !== undefined)
-      out += `#${fragment.includes('=') ? scrubParams(fragment) : scrubText(fragment)}`;
+      out += `#${fragment.includes('=') ? scrubParams(fragment, depth) : scrubText(fragment, MAX_NESTING)}`;
     return out;
   } catch {
     return FILTERED;
   }
 }
 
-function scrubBreadcrumb(crumb: Breadcrumb): Breadcrumb {
-  const data = crumb.data ? { ...crumb.data } : undefined;
-  if (data) {
-    for (const field of ['url', 'from', 'to']) {
-      if (typeof data[field] === 'string') data[field] = scrubUrl(data[field]);
+/** Where user data lives in an event: here a secret-named field loses its value too. */
+const USER_DATA = new Set(['extra', 'contexts', 'tags', 'data']);
+
+/** Every string scrubbed, every secret-named field of user data emptied; a new value, never the input. */
+function scrubDeep(value: unknown, inUserData: boolean, seen: WeakSet<object>, depth: number): unknown {
+  if (typeof value === 'string') return scrubText(value);
+  if (value === null || typeof value !== 'object') return value;
+  if (seen.has(value) || depth > 12) return FILTERED;
+  seen.add(value);
+  if (Array.isArray(value)) return value.map((item) => scrubDeep(item, inUserData, seen, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    if (inUserData && SECRET_NAME.test(key) && (typeof item === 'string' || typeof item === 'number')) {
+      out[key] = FILTERED;
+    } else {
+      out[key] = scrubDeep(item, inUserData || USER_DATA.has(key), seen, depth + 1);
     }
   }
-  return {
-    ...crumb,
-    ...(typeof crumb.message === 'string' ? { message: scrubUrl(crumb.message) } : {}),
-    ...(data ? { data } : {}),
-  };
+  return out;
 }
 
 /** Headers an event may keep: the user agent only. */
@@ -75,42 +132,51 @@ function keepUserAgent(headers: Record<string, string> | undefined): Record<stri
   return kept.length > 0 ? Object.fromEntries(kept) : undefined;
 }
 
-export function scrubEvent<E extends Event>(event: E): E {
+export interface ScrubOptions {
+  /**
+   * The route pattern one of the app's paths belongs to (`/reset/[token]` for `/reset/abc`), so
+   * URLs are reported without their concrete dynamic segments. Undefined: the path is kept, scrubbed.
+   */
+  routeOf?: (pathname: string) => string | undefined;
+  /** The app's own origin: only relative URLs and URLs of this origin are the app's routes. */
+  origin?: string;
+}
+
+const RELATIVE = 'http://relative.invalid';
+
+/** The URL with its path replaced by the route it belongs to, when it is one of the app's paths. */
+export function asRoute(url: string, routeOf: ScrubOptions['routeOf'], origin?: string): string {
+  if (!routeOf) return url;
   try {
-    const out: E = { ...event };
-    if (out.request) {
+    const parsed = new URL(url, RELATIVE);
+    const relative = parsed.origin === RELATIVE;
+    if (!relative && parsed.origin !== origin) return url;
+    const route = routeOf(parsed.pathname);
+    if (!route) return url;
+    return `${relative ? '' : parsed.origin}${route}${parsed.search}${parsed.hash}`;
+  } catch {
+    return url;
+  }
+}
+
+export function scrubEvent<E extends Event>(event: E, options: ScrubOptions = {}): E {
+  try {
+    const { request, breadcrumbs, ...rest } = event;
+    // The user goes whole: never an IP address or anything else that identifies a person.
+    delete rest.user;
+    const out = scrubDeep(rest, false, new WeakSet(), 0) as E;
+    if (request) {
       // Allow-list: cookies, bodies and the server's environment never leave.
-      const { url, method, query_string: query, headers } = out.request;
+      const { url, method, query_string: query, headers } = request;
+      const userAgent = keepUserAgent(headers);
       out.request = {
         ...(method ? { method } : {}),
-        ...(url ? { url: scrubUrl(url) } : {}),
-        ...(typeof query === 'string' ? { query_string: scrubParams(query) } : {}),
-        ...(keepUserAgent(headers) ? { headers: keepUserAgent(headers) } : {}),
+        ...(url ? { url: scrubUrl(asRoute(url, options.routeOf, options.origin)) } : {}),
+        ...(typeof query === 'string' ? { query_string: scrubParams(query, 0) } : {}),
+        ...(userAgent ? { headers: userAgent } : {}),
       };
     }
-    if (out.user) {
-      // Never an IP address or anything else that identifies a person.
-      delete out.user;
-    }
-    if (out.breadcrumbs) out.breadcrumbs = out.breadcrumbs.map(scrubBreadcrumb);
-    if (out.message) out.message = scrubText(out.message);
-    if (out.exception?.values) {
-      out.exception = {
-        ...out.exception,
-        values: out.exception.values.map((value) => ({
-          ...value,
-          ...(value.value ? { value: scrubText(value.value) } : {}),
-        })),
-      };
-    }
-    if (out.tags) {
-      out.tags = Object.fromEntries(
-        Object.entries(out.tags).map(([name, value]) => [
-          name,
-          typeof value === 'string' ? scrubUrl(value) : value,
-        ]),
-      );
-    }
+    if (breadcrumbs) out.breadcrumbs = breadcrumbs.map((crumb) => scrubBreadcrumb(crumb, options));
     return out;
   } catch {
     // If scrubbing fails, send less rather than risk sending a secret.
@@ -118,12 +184,32 @@ export function scrubEvent<E extends Event>(event: E): E {
   }
 }
 
-export function scrubBreadcrumbOrDrop(crumb: Breadcrumb): Breadcrumb | null {
+function scrubBreadcrumb(crumb: Breadcrumb, options: ScrubOptions): Breadcrumb {
+  const data = crumb.data ? { ...crumb.data } : undefined;
+  if (data) {
+    for (const field of ['url', 'from', 'to']) {
+      if (typeof data[field] === 'string')
+        data[field] = asRoute(data[field], options.routeOf, options.origin);
+    }
+  }
+  return scrubDeep({ ...crumb, ...(data ? { data } : {}) }, false, new WeakSet(), 0) as Breadcrumb;
+}
+
+export function scrubBreadcrumbOrDrop(crumb: Breadcrumb, options: ScrubOptions = {}): Breadcrumb | null {
   try {
     // Console breadcrumbs can carry anything a developer logged.
     if (crumb.category === 'console') return null;
-    return scrubBreadcrumb(crumb);
+    return scrubBreadcrumb(crumb, options);
   } catch {
     return null;
+  }
+}
+
+/** The fields of the server's fallback log line, scrubbed the same way. */
+export function scrubFields(fields: Record<string, unknown>): Record<string, unknown> {
+  try {
+    return scrubDeep(fields, false, new WeakSet(), 0) as Record<string, unknown>;
+  } catch {
+    return { note: 'fields dropped by the scrubber' };
   }
 }

@@ -18,14 +18,35 @@ import {
 import { buildDsn, release, sentryEnvironment, tunnelPath } from '../../config/build-values';
 import { DATA_COLLECTION } from '../data-collection';
 import { shortReference } from '../reference';
-import { scrubBreadcrumbOrDrop, scrubEvent } from '../scrub';
+import { isDynamicRoute } from 'next/dist/shared/lib/router/utils/is-dynamic';
+import { getRouteMatcher } from 'next/dist/shared/lib/router/utils/route-matcher';
+import { getRouteRegex } from 'next/dist/shared/lib/router/utils/route-regex';
+import { scrubBreadcrumbOrDrop, scrubEvent, type ScrubOptions } from '../scrub';
 import type { LoadedSdk, Mechanism } from './types';
+
+/** What Next puts on window: its router, and the build's routes, most specific first. */
+const nextGlobals = () =>
+  window as unknown as {
+    next?: { router?: { pathname?: string } };
+    __BUILD_MANIFEST?: { sortedPages?: string[] };
+  };
 
 /** The route pattern Next is showing (`/orders/[id]`), not the URL with its parameters. */
 function currentRoute(): string {
-  const next = (window as unknown as { next?: { router?: { pathname?: string } } }).next;
-  return next?.router?.pathname ?? window.location.pathname;
+  return nextGlobals().next?.router?.pathname ?? window.location.pathname;
 }
+
+/**
+ * The app's route a path belongs to, matched the way Next's client router matches it, so reports
+ * name `/reset/[token]` instead of the token.
+ */
+const routeOf: ScrubOptions['routeOf'] = (pathname) => {
+  const pages = nextGlobals().__BUILD_MANIFEST?.sortedPages ?? [];
+  if (pages.includes(pathname)) return pathname;
+  return pages.find(
+    (page) => isDynamicRoute(page) && getRouteMatcher(getRouteRegex(page))(pathname) !== false,
+  );
+};
 
 export function startSdk(): LoadedSdk {
   const client = new BrowserClient({
@@ -51,8 +72,8 @@ export function startSdk(): LoadedSdk {
     ignoreErrors: [/ResizeObserver loop (limit exceeded|completed with undelivered notifications)/],
     denyUrls: [/^(chrome|moz|safari|safari-web|ms-browser)-extension:\/\//, /^webkit-masked-url:/],
     sendClientReports: false,
-    beforeSend: (event) => scrubEvent(event),
-    beforeBreadcrumb: (crumb) => scrubBreadcrumbOrDrop(crumb),
+    beforeSend: (event) => scrubEvent(event, { routeOf, origin: window.location.origin }),
+    beforeBreadcrumb: (crumb) => scrubBreadcrumbOrDrop(crumb, { routeOf, origin: window.location.origin }),
   });
   setCurrentClient(client);
   client.init();

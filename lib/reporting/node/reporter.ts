@@ -3,7 +3,7 @@
 // Initialised by instrumentation.ts; reached by everything else through ./hook.ts.
 import { log } from '../../log/json-line';
 import { markReported, newEventId, referenceOf } from '../reference';
-import { scrubUrl } from '../scrub';
+import { asRoute, scrubFields, scrubUrl } from '../scrub';
 import { installServerReporter, type ServerErrorContext } from './hook';
 import type { SentrySender } from './sentry-client';
 
@@ -35,21 +35,26 @@ export function reportServerError(error: unknown, context: ServerErrorContext): 
     if (existing) return existing;
     const id = newEventId();
     markReported(error, id);
-    const path = context.path ? scrubUrl(context.path) : undefined;
+    // The route the request matched (`/reset/[token]`), never its concrete dynamic segments.
+    const path = context.path ? scrubUrl(asRoute(context.path, () => context.route)) : undefined;
     if (sentry) {
       sentry(error, id, context, path);
       return id;
     }
     const { message, stack } = errorParts(error);
-    log('error', 'server.error', {
-      reference: id,
-      route: context.route,
-      method: context.method,
-      status: context.status,
-      ...(path ? { path } : {}),
-      message,
-      ...(stack ? { stack } : {}),
-    });
+    log(
+      'error',
+      'server.error',
+      scrubFields({
+        reference: id,
+        route: context.route,
+        method: context.method,
+        status: context.status,
+        ...(path ? { path } : {}),
+        message,
+        ...(stack ? { stack } : {}),
+      }),
+    );
     return id;
   } catch {
     return undefined;

@@ -1,12 +1,15 @@
 /** @jest-environment node */
 import type { Event } from '@sentry/core';
 import {
+  asRoute,
   FILTERED,
   scrubBreadcrumbOrDrop,
   scrubEvent,
+  scrubFields,
   scrubText,
   scrubUrl,
 } from '../../../../lib/reporting/scrub';
+import { SECRET_CASES } from '../../../support/secrets';
 
 describe('scrubUrl', () => {
   it.each([
@@ -26,6 +29,11 @@ describe('scrubUrl', () => {
     ['/cb#access_token=t0k&expires_in=3600', `/cb#access_token=${FILTERED}&expires_in=3600`],
     ['/docs#section-2', '/docs#section-2'],
     ['/users/person@example.com/profile', `/users/${FILTERED}/profile`],
+    [
+      `/login?next=${encodeURIComponent('https://x.test/cb?token=abc&id=1')}`,
+      `/login?next=https%3A%2F%2Fx.test%2Fcb%3Ftoken%3D${FILTERED}%26id%3D1`,
+    ],
+    ['https://user:pw@x.test/a', `https://${FILTERED}@x.test/a`],
     ['/plain/path', '/plain/path'],
     ['/a?flag&q=shoes', '/a?flag&q=shoes'],
   ])('%s → %s', (input, expected) => {
@@ -42,6 +50,58 @@ describe('scrubText', () => {
     expect(scrubText('Cannot load user jane.doe+test@example.co.uk (id 7)')).toBe(
       `Cannot load user ${FILTERED} (id 7)`,
     );
+  });
+
+  it.each(SECRET_CASES)('removes a $shape from free text', ({ text, secret }) => {
+    const out = scrubText(text);
+    expect(out).not.toContain(secret);
+    // Where it stood: plain, or encoded inside the parameter that carried it.
+    expect(out.includes(FILTERED) || out.includes(encodeURIComponent(FILTERED))).toBe(true);
+  });
+
+  it.each([
+    ['Cannot read properties of undefined (reading "id")'],
+    ['Request failed with status 500 after 3 retries'],
+    ['at handler (webpack://app/./node_modules/@sentry/core/build/index.js:10:5)'],
+    ['page=2&sort=asc'],
+  ])('leaves text without secrets alone: %s', (text) => {
+    expect(scrubText(text)).toBe(text);
+  });
+
+  it('keeps what is around a secret', () => {
+    expect(scrubText('login failed with password=hunter2 for user 7')).toBe(
+      `login failed with password=${FILTERED} for user 7`,
+    );
+    const header = scrubText('Authorization: Bearer abc.def');
+    expect(header.startsWith(`Authorization: ${FILTERED}`)).toBe(true);
+    expect(header).not.toContain('abc.def');
+  });
+});
+
+describe('asRoute', () => {
+  const routeOf = (path: string) => (path.startsWith('/reset/') ? '/reset/[token]' : undefined);
+
+  it('names the route instead of its concrete dynamic segments, keeping the query', () => {
+    expect(asRoute('/reset/abc123?x=1', routeOf)).toBe('/reset/[token]?x=1');
+    expect(asRoute('https://app.test/reset/abc123', routeOf, 'https://app.test')).toBe(
+      'https://app.test/reset/[token]',
+    );
+  });
+
+  it('leaves other origins and unknown paths alone', () => {
+    expect(asRoute('https://other.test/reset/abc123', routeOf, 'https://app.test')).toBe(
+      'https://other.test/reset/abc123',
+    );
+    expect(asRoute('/elsewhere/abc', routeOf)).toBe('/elsewhere/abc');
+  });
+});
+
+describe('scrubFields (the fallback log line)', () => {
+  it.each(SECRET_CASES)('removes a $shape from the message and the stack', ({ text, secret }) => {
+    const out = JSON.stringify(
+      scrubFields({ message: text, stack: `Error: ${text}\n    at x (/app/a.js:1:1)` }),
+    );
+    expect(out).not.toContain(secret);
   });
 });
 
@@ -94,6 +154,75 @@ describe('scrubEvent', () => {
     expect(out.exception?.values?.[0]?.value).toBe(`no account for ${FILTERED}`);
     expect(out.tags).toEqual({ route: '/orders', url: `/orders?token=${FILTERED}` });
     expect(JSON.stringify(out)).not.toMatch(/secret&|bob@|abc|Bearer|203\.0\.113/);
+  });
+
+  it.each(SECRET_CASES)(
+    'removes a $shape from every field of an event it could hide in',
+    ({ text, secret }) => {
+      const hiding: Event = {
+        event_id: 'e3',
+        message: text,
+        exception: {
+          values: [
+            {
+              type: 'Error',
+              value: text,
+              stacktrace: { frames: [{ filename: `https://app.test/_next/x.js?${text}`, function: 'f' }] },
+            },
+          ],
+        },
+        breadcrumbs: [
+          { category: 'fetch', message: text, data: { url: `/api/x?q=${encodeURIComponent(text)}` } },
+        ],
+        request: { url: `https://app.test/page?note=${encodeURIComponent(text)}` },
+        tags: { note: text },
+        extra: {
+          __serialized__: { headers: { Authorization: 'Bearer abc', 'X-Note': text } },
+          nested: [{ note: text }],
+        },
+        contexts: { checkout: { note: text } },
+      };
+      const out = JSON.stringify(scrubEvent(hiding));
+      expect(out).not.toContain(secret);
+      expect(out).not.toContain(encodeURIComponent(secret));
+      expect(out).not.toContain('Bearer abc');
+    },
+  );
+
+  it('empties secret-named fields of extra, contexts and tags, whatever their value looks like', () => {
+    const out = scrubEvent({
+      event_id: 'e5',
+      extra: { password: 'opaque-1', user: { sessionId: 'opaque-2' }, count: 3 },
+      contexts: { checkout: { cardToken: 'opaque-3', step: 'pay' } },
+      tags: { apiKey: 'opaque-4', route: '/pay' },
+    });
+    expect(out.extra).toEqual({ password: FILTERED, user: { sessionId: FILTERED }, count: 3 });
+    expect(out.contexts).toEqual({ checkout: { cardToken: FILTERED, step: 'pay' } });
+    expect(out.tags).toEqual({ apiKey: FILTERED, route: '/pay' });
+  });
+
+  it('keeps what operators need: ids, release, levels, stack frames and their debug ids', () => {
+    const kept: Event = {
+      event_id: 'e4',
+      level: 'error',
+      release: '0f340db1446f57dc8fc42e96378a43e6a7d70147',
+      exception: {
+        values: [
+          {
+            type: 'TypeError',
+            value: 'x is not a function',
+            stacktrace: { frames: [{ filename: '/app/a.js', lineno: 3, colno: 9 }] },
+          },
+        ],
+      },
+      debug_meta: {
+        images: [
+          { type: 'sourcemap', code_file: '/app/a.js', debug_id: '5f2c1c1e-8d6a-4b6f-9d3a-1c2b3d4e5f60' },
+        ],
+      },
+      tags: { route: '/reset/[token]', reference: 'ABCDEF12' },
+    };
+    expect(scrubEvent(kept)).toEqual(kept);
   });
 
   it('does not change the event it was given', () => {
