@@ -65,12 +65,47 @@ const cases: [string, () => Buffer, number][] = [
   ],
   ['a GET', () => buildRequest({ target: build.tunnelPath }), 405],
   [
-    'a chunked body with no length',
+    // Chunked bodies are read like any other (up to the same cap): this one is no envelope.
+    'a chunked body that is not an envelope',
     () =>
       Buffer.from(
         `POST ${build.tunnelPath} HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n5\r\nhello\r\n0\r\n\r\n`,
       ),
     400,
+  ],
+  ...['check_in', 'feedback', 'session', 'attachment', 'client_report'].map(
+    (type): [string, () => Buffer, number] => [
+      `an envelope with a ${type} item`,
+      () =>
+        buildRequest({
+          method: 'POST',
+          target: build.tunnelPath,
+          body: `{"event_id":"${'d'.repeat(32)}","dsn":"${build.dsn}"}\n{"type":"${type}"}\n{"x":1}\n`,
+        }),
+      400,
+    ],
+  ),
+  [
+    'a request another site sent (Sec-Fetch-Site: cross-site)',
+    () =>
+      buildRequest({
+        method: 'POST',
+        target: build.tunnelPath,
+        headers: [['Sec-Fetch-Site', 'cross-site']],
+        body: envelopeFor(build.dsn),
+      }),
+    403,
+  ],
+  [
+    'a request from another origin',
+    () =>
+      buildRequest({
+        method: 'POST',
+        target: build.tunnelPath,
+        headers: [['Origin', 'https://evil.example']],
+        body: envelopeFor(build.dsn),
+      }),
+    403,
   ],
 ];
 
