@@ -18,7 +18,14 @@ ARG SENTRY_RELEASE=""
 ARG SENTRY_TUNNEL_PATH=""
 ENV SENTRY_DSN=${SENTRY_DSN} SENTRY_ENVIRONMENT=${SENTRY_ENVIRONMENT} \
     SENTRY_RELEASE=${SENTRY_RELEASE} SENTRY_TUNNEL_PATH=${SENTRY_TUNNEL_PATH}
-RUN NEXT_OUTPUT=standalone npm run build \
+# Source maps go to Sentry when these are set; the token comes as a build secret, never an ARG (ARGs
+# stay in the image history): docker build --secret id=sentry_auth_token,env=SENTRY_AUTH_TOKEN …
+ARG SENTRY_ORG=""
+ARG SENTRY_PROJECT=""
+ARG SENTRY_URL=""
+ENV SENTRY_ORG=${SENTRY_ORG} SENTRY_PROJECT=${SENTRY_PROJECT} SENTRY_URL=${SENTRY_URL}
+RUN --mount=type=secret,id=sentry_auth_token,env=SENTRY_AUTH_TOKEN \
+    NEXT_OUTPUT=standalone npm run build \
  && bash scripts/assemble-standalone.sh .next /out
 
 FROM ${NODE_IMAGE} AS runtime

@@ -37,10 +37,6 @@ module.exports = (phase) => {
   return {
     poweredByHeader: false,
     reactStrictMode: true,
-    // The client router's bloom filter exists to hard-navigate from Pages Router links to App
-    // Router routes. This app has no App Router, and the filter costs every page ~500 bytes of
-    // first-load JS (gzip) once any dynamic route, such as the health catch-all, exists.
-    experimental: { clientRouterFilter: false },
     distDir: process.env.NEXT_DIST_DIR || '.next',
     // Loaded from node_modules on the server, not bundled: the compiled server (lib/server/start.ts)
     // requires it too, so both share one copy, and the standalone output traces it into the image.
@@ -50,7 +46,19 @@ module.exports = (phase) => {
     // otherwise, because Next then warns on every start that `next start` cannot serve it.
     ...(process.env.NEXT_OUTPUT === 'standalone' ? { output: 'standalone' } : {}),
     pageExtensions: withFixtures ? ['tsx', 'ts', 'fixture.jsx'] : ['tsx', 'ts'],
-    webpack(config, { webpack, isServer, buildId }) {
+    // Source maps for browser and server bundles, so reports resolve to the original file and
+    // line. Made "hidden" in webpack() below: no bundle points at its map, and
+    // scripts/source-maps.ts moves every map out of what the server serves.
+    productionBrowserSourceMaps: true,
+    experimental: {
+      serverSourceMaps: true,
+      // The client router's bloom filter exists to hard-navigate from Pages Router links to App
+      // Router routes. This app has no App Router, and the filter costs every page ~500 bytes of
+      // first-load JS (gzip) once any dynamic route exists.
+      clientRouterFilter: false,
+    },
+    webpack(config, { webpack, isServer, buildId, dev }) {
+      if (!dev && config.devtool === 'source-map') config.devtool = 'hidden-source-map';
       // Where the browser finds the SDK file; '' where there is none (servers, builds without a
       // DSN), so the reporter's loader folds away (lib/reporting/browser/reporter.ts).
       const sdkFile = !isServer && env?.APP_SENTRY_DSN ? `static/chunks/reporting-${buildId}.js` : '';

@@ -2,29 +2,38 @@
 // `npm run build` (the compiled server, then `next build`): the production build, the fixture
 // build and the reporting build. E2E_SKIP_BUILD=1 reuses existing builds while iterating on tests.
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { FIXTURE_DIST, PRODUCTION_DIST, REPORTING_DIST, ROOT } from './paths';
+import { FIXTURE_DIST, PRODUCTION_DIST, PRODUCTION_DSN_DIST, REPORTING_DIST, ROOT } from './paths';
 import { freePort } from './server';
+
+/** What `npm run build` printed, kept inside the build it made. */
+export const BUILD_OUTPUT = 'build-output.log';
 
 function build(distDir: string, extraEnv: Record<string, string>) {
   if (process.env.E2E_SKIP_BUILD === '1' && existsSync(path.join(ROOT, distDir, 'BUILD_ID'))) return;
   npmBuild(distDir, extraEnv, 'inherit');
 }
 
-/** `npm run build` into `distDir`; throws when it fails. */
+/** `npm run build` into `distDir`, its output also kept in `<distDir>/build-output.log`; throws when it fails. */
 export function npmBuild(distDir: string, extraEnv: Record<string, string>, output: 'inherit' | 'ignore') {
   process.stdout.write(`\n[tests] npm run build → ${distDir}\n`);
   const result = spawnSync('npm', ['run', '--silent', 'build'], {
     cwd: ROOT,
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', NEXT_DIST_DIR: distDir, ...extraEnv },
-    stdio: ['ignore', output, 'inherit'],
+    stdio: ['ignore', 'pipe', 'inherit'],
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
   });
+  if (output === 'inherit') process.stdout.write(result.stdout ?? '');
   if (result.status !== 0) throw new Error(`npm run build for ${distDir} failed (exit ${result.status})`);
+  writeFileSync(path.join(ROOT, distDir, BUILD_OUTPUT), result.stdout ?? '');
 }
 
 export default async function globalSetup() {
   build(PRODUCTION_DIST, {});
+  // Port 9 (discard): nothing listens; only the bytes and the SDK file of this build are examined.
+  build(PRODUCTION_DSN_DIST, { SENTRY_DSN: 'http://publickey@127.0.0.1:9/1' });
   build(FIXTURE_DIST, { APP_SHELL_FIXTURES: '1' });
   // The DSN is baked into the browser bundle, so the local ingest's port is chosen now; the tests
   // read it back from the build (support/reporting-build.ts) and listen on it.

@@ -19,7 +19,22 @@ export interface SentryEventPayload {
   message?: string;
   tags?: Record<string, string>;
   request?: { url?: string; headers?: Record<string, string>; method?: string };
-  exception?: { values?: { type?: string; value?: string }[] };
+  exception?: {
+    values?: {
+      type?: string;
+      value?: string;
+      stacktrace?: {
+        frames?: {
+          filename?: string;
+          abs_path?: string;
+          lineno?: number;
+          colno?: number;
+          function?: string;
+        }[];
+      };
+    }[];
+  };
+  debug_meta?: { images?: { type?: string; code_file?: string; debug_id?: string }[] };
   user?: unknown;
 }
 

@@ -1,0 +1,14 @@
+// Test-only route (see next.config.js): a click that runs TypeScript which throws, for the
+// source-map tests.
+import { throwInBrowser } from '../../__tests__/e2e/fixtures/throwing';
+
+export default function TypeScriptErrorFixture() {
+  return (
+    <main>
+      <h1>TypeScript error fixture</h1>
+      <button type="button" onClick={() => throwInBrowser()}>
+        Throw from TypeScript
+      </button>
+    </main>
+  );
+}

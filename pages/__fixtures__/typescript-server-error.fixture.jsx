@@ -1,0 +1,10 @@
+// Test-only route (see next.config.js): getServerSideProps runs TypeScript which throws, for the
+// source-map tests.
+import { throwOnServer } from '../../__tests__/e2e/fixtures/throwing';
+
+/** @type {import('next').GetServerSideProps} */
+export const getServerSideProps = async () => throwOnServer();
+
+export default function TypeScriptServerErrorFixture() {
+  return <p>Never rendered.</p>;
+}
