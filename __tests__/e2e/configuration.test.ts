@@ -45,20 +45,28 @@ function failedStart(env: NodeJS.ProcessEnv) {
   return { status: result.status, lines };
 }
 
+/**
+ * Starts the server from the folder and waits until it is ready on `port`; with
+ * `setPortVariable: false` the environment names no PORT, so the server must find it itself.
+ */
+function startInFolder(port: number, setPortVariable: boolean) {
+  return startServerProcess({
+    command: process.execPath,
+    args: [SERVER()],
+    cwd: app,
+    env: cleanEnv() as Record<string, string>,
+    port,
+    setPortVariable,
+    readyPath: '/api/health/ready',
+    timeoutMs: 30_000,
+  });
+}
+
 describe('configuration at start', () => {
   it('listens on the PORT a .env file names, when the environment names none', async () => {
     const port = await freePort();
     writeFileSync(path.join(app, '.env'), `PORT=${port}\nHOST=127.0.0.1\n`);
-    const server = await startServerProcess({
-      command: process.execPath,
-      args: [SERVER()],
-      cwd: app,
-      env: cleanEnv() as Record<string, string>,
-      port,
-      setPortVariable: false,
-      readyPath: '/api/health/ready',
-      timeoutMs: 30_000,
-    });
+    const server = await startInFolder(port, false);
     try {
       expect((await rawRequest(server.url, '/api/health/ready')).status).toBe(200);
       expect(server.output()).toContain(`"event":"server.listening","host":"127.0.0.1","port":${port}`);
@@ -70,15 +78,7 @@ describe('configuration at start', () => {
   it('lets the environment win over .env, as Next does', async () => {
     const [fromFile, fromEnv] = [await freePort(), await freePort()];
     writeFileSync(path.join(app, '.env'), `PORT=${fromFile}\nHOST=127.0.0.1\n`);
-    const server = await startServerProcess({
-      command: process.execPath,
-      args: [SERVER()],
-      cwd: app,
-      env: cleanEnv() as Record<string, string>,
-      port: fromEnv,
-      readyPath: '/api/health/ready',
-      timeoutMs: 30_000,
-    });
+    const server = await startInFolder(fromEnv, true);
     try {
       expect(server.output()).toContain(`"port":${fromEnv}`);
       expect(server.output()).not.toContain(`"port":${fromFile}`);

@@ -1,13 +1,14 @@
 // The upload of source maps to Sentry, against a local stand-in for the API endpoints sentry-cli
 // calls, and what a build without credentials does with its maps.
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { BUILD_OUTPUT } from '../support/builds';
 import { REPORTING_DIST, ROOT } from '../support/paths';
 import { reportingBuild } from '../support/reporting-build';
 import { type SentryApi, startSentryApi } from '../support/sentry-api';
+import { mapsByDebugId } from '../support/source-maps';
 
 const build = reportingBuild();
 const TOKEN = 'sntrys_stand_in_token';
@@ -50,23 +51,9 @@ function upload(
   });
 }
 
-/** debug ID → file name, for every map kept in a folder. */
-function keptDebugIds(folder: string): Map<string, string> {
-  const ids = new Map<string, string>();
-  for (const file of readdirSync(folder, { recursive: true, encoding: 'utf8' })) {
-    if (!file.endsWith('.js.map')) continue;
-    const map = JSON.parse(readFileSync(path.join(folder, file), 'utf8')) as {
-      debug_id?: string;
-      debugId?: string;
-    };
-    ids.set((map.debug_id ?? map.debugId)!, file);
-  }
-  return ids;
-}
-
 describe('uploading source maps', () => {
   it('creates the release, uploads every map with its debug ID, finalizes, and removes the maps', async () => {
-    const kept = keptDebugIds(path.join(dist, 'sourcemaps'));
+    const kept = mapsByDebugId(path.join(dist, 'sourcemaps'));
     expect(kept.size).toBeGreaterThan(10);
     const result = await upload({
       SENTRY_URL: api.url,

@@ -9,25 +9,26 @@ import { SourceMapConsumer } from 'source-map';
 import { CLIENT_ERROR, SERVER_ERROR } from './fixtures/throwing';
 import { launchBrowser, openWatchedPage } from '../support/browser';
 import { rawRequest } from '../support/http';
-import { type Ingest, type SentryEventPayload, startIngest } from '../support/ingest';
+import type { Ingest, SentryEventPayload } from '../support/ingest';
 import { PRODUCTION_DSN_DIST, REPORTING_DIST, ROOT } from '../support/paths';
-import { reportingBuild } from '../support/reporting-build';
-import { type RunningServer, startServer } from '../support/server';
+import { mapsByDebugId } from '../support/source-maps';
+import { type ReportingStack, startReportingStack } from '../support/reporting-stack';
+import type { RunningServer } from '../support/server';
 
-const build = reportingBuild();
 const FIXTURE = path.join(__dirname, 'fixtures/throwing.tsx');
+let stack: ReportingStack;
 let ingest: Ingest;
 let server: RunningServer;
 let browser: Browser;
 
 beforeAll(async () => {
-  ingest = await startIngest(build.ingestPort);
-  [server, browser] = await Promise.all([startServer({ distDir: REPORTING_DIST }), launchBrowser()]);
+  [stack, browser] = await Promise.all([startReportingStack(), launchBrowser()]);
+  ({ server } = stack);
+  ingest = stack.ingest!;
 });
 
 afterAll(async () => {
-  await Promise.all([browser?.close(), server?.stop()]);
-  await ingest?.stop();
+  await Promise.all([browser?.close(), stack?.stop()]);
 });
 
 /** The line of the fixture that throws `message`, read from the source itself. */
@@ -36,28 +37,12 @@ function throwingLine(message: 'CLIENT_ERROR' | 'SERVER_ERROR'): number {
   return lines.findIndex((line) => line.includes(`throw new Error(${message})`)) + 1;
 }
 
-/** Every kept map of a build by its debug ID: what an upload would give Sentry. */
-function mapsByDebugId(distDir: string): Map<string, string> {
-  const kept = path.join(ROOT, distDir, 'sourcemaps');
-  const byId = new Map<string, string>();
-  for (const file of readdirSync(kept, { recursive: true, encoding: 'utf8' })) {
-    if (!file.endsWith('.map')) continue;
-    const map = JSON.parse(readFileSync(path.join(kept, file), 'utf8')) as {
-      debug_id?: string;
-      debugId?: string;
-    };
-    const id = map.debug_id ?? map.debugId;
-    if (id) byId.set(id, path.join(kept, file));
-  }
-  return byId;
-}
-
 /**
  * Resolves the event's frames the way the symbolicator does: each frame's file → the debug ID the
  * event's debug_meta gives it → the map with that ID → the original position.
  */
 async function resolvedFrames(event: SentryEventPayload) {
-  const maps = mapsByDebugId(REPORTING_DIST);
+  const maps = mapsByDebugId(path.join(ROOT, REPORTING_DIST, 'sourcemaps'));
   const images = event.debug_meta?.images ?? [];
   const frames = event.exception?.values?.[0]?.stacktrace?.frames ?? [];
   const resolved: { source: string | null; line: number | null }[] = [];
@@ -112,7 +97,7 @@ describe('no map is served', () => {
       for (const file of files.filter((name) => /\.(js|css)$/.test(name))) {
         expect(readFileSync(path.join(staticDir, file), 'utf8')).not.toContain('sourceMappingURL');
       }
-      expect(mapsByDebugId(distDir).size).toBeGreaterThan(0);
+      expect(mapsByDebugId(path.join(ROOT, distDir, 'sourcemaps')).size).toBeGreaterThan(0);
     },
   );
 
