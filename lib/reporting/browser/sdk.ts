@@ -21,7 +21,7 @@ import { shortReference } from '../reference';
 import { isDynamicRoute } from 'next/dist/shared/lib/router/utils/is-dynamic';
 import { getRouteMatcher } from 'next/dist/shared/lib/router/utils/route-matcher';
 import { getRouteRegex } from 'next/dist/shared/lib/router/utils/route-regex';
-import { scrubBreadcrumbOrDrop, scrubEvent, type ScrubOptions } from '../scrub';
+import { scrubBreadcrumbOrDrop, scrubEvent } from '../scrub';
 import type { LoadedSdk, Mechanism } from './types';
 
 /** What Next puts on window: its router, and the build's routes, most specific first. */
@@ -31,22 +31,27 @@ const nextGlobals = () =>
     __BUILD_MANIFEST?: { sortedPages?: string[] };
   };
 
-/** The route pattern Next is showing (`/orders/[id]`), not the URL with its parameters. */
-function currentRoute(): string {
-  return nextGlobals().next?.router?.pathname ?? window.location.pathname;
-}
-
 /**
  * The app's route a path belongs to, matched the way Next's client router matches it, so reports
  * name `/reset/[token]` instead of the token.
  */
-const routeOf: ScrubOptions['routeOf'] = (pathname) => {
-  const pages = nextGlobals().__BUILD_MANIFEST?.sortedPages ?? [];
-  if (pages.includes(pathname)) return pathname;
-  return pages.find(
-    (page) => isDynamicRoute(page) && getRouteMatcher(getRouteRegex(page))(pathname) !== false,
-  );
+const routeOf = (pathname: string): string | undefined => {
+  try {
+    const pages = nextGlobals().__BUILD_MANIFEST?.sortedPages ?? [];
+    if (pages.includes(pathname)) return pathname;
+    return pages.find(
+      (page) => isDynamicRoute(page) && getRouteMatcher(getRouteRegex(page))(pathname) !== false,
+    );
+  } catch {
+    return undefined; // reporting must never be a new failure
+  }
 };
+
+/** The route pattern Next is showing (`/orders/[id]`), never the URL's concrete segments. */
+function currentRoute(): string {
+  const { pathname } = window.location;
+  return nextGlobals().next?.router?.pathname ?? routeOf(pathname) ?? pathname;
+}
 
 export function startSdk(): LoadedSdk {
   const client = new BrowserClient({
