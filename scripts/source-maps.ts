@@ -20,8 +20,12 @@ import {
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
+import { loadEnvConfig } from '@next/env';
 
 const ROOT = path.resolve(__dirname, '../..');
+// NEXT_DIST_DIR, SENTRY_AUTH_TOKEN and the rest may sit in .env files, as for `next build`: load
+// them the same way (the environment wins) before anything is read.
+loadEnvConfig(ROOT, false, { info: () => {}, error: (...args: unknown[]) => console.error(...args) });
 const DIST = path.resolve(ROOT, process.env.NEXT_DIST_DIR || '.next');
 /** The one folder maps are kept in: inside the build, outside everything the server serves. */
 export const MAPS_FOLDER = 'sourcemaps';
