@@ -8,7 +8,7 @@ const path = require('node:path');
 const { ROOT, WORK, buildApp, buildBareApp } = require('./lib/builds.js');
 const { audit } = require('./lib/lighthouse.js');
 const { load } = require('./lib/load.js');
-const { firstLoadJs, firstLoadJsFromHtml, sdkChunk } = require('./lib/page-weight.js');
+const { firstLoadJs, firstLoadJsFromHtml, notFoundTransfer, sdkChunk } = require('./lib/page-weight.js');
 const { fetchAnswer, rssMiB, startApp, startBare, startNodeHttp } = require('./lib/servers.js');
 
 const SECONDS = Number(process.env.BENCH_SECONDS) || 4;
@@ -99,33 +99,50 @@ async function measureWeight(app, appDsn, bare) {
       `bare Next now weighs /404 ${bare404} B and /_error ${bareError} B: update bench/page-weight-budget.json`,
     );
   }
-  // The manifest reading must agree with what the prerendered HTML actually loads.
-  const fromHtml = firstLoadJsFromHtml(app, 'server/pages/404.html');
-  if (fromHtml !== firstLoadJs(app, '/404').bytes) throw new Error('manifest and HTML disagree on /404');
+  // The manifest reading must agree with what a prerendered HTML actually loads (bare Next's 404
+  // still loads its scripts; this app's ships none).
+  if (firstLoadJsFromHtml(bare, 'server/pages/404.html') !== bare404) {
+    throw new Error('manifest and HTML disagree on bare Next /404');
+  }
   /** @type {[string, string][]} */
   const builds = [
     ['without SENTRY_DSN', app],
     ['with SENTRY_DSN', appDsn],
   ];
-  /** @type {[string, number][]} */
-  const pages = [
-    ['/404', bare404],
-    ['/_error', bareError],
-  ];
+  const bareTransfer = notFoundTransfer(bare);
   for (const [label, dist] of builds) {
-    for (const [page, baseline] of pages) {
-      const bytes = firstLoadJs(dist, page).bytes;
-      record({
-        section: 'Page weight (first-load JS, gzip)',
-        name: `${page === '/404' ? '/404' : 'error screen (/_error)'} ${label}`,
-        value: bytes,
-        unit: 'B',
-        baselineName: `bare Next ${page}`,
-        baseline,
-        target: `≤ bare + ${budget.allowance.toLocaleString('en')} B`,
-        met: bytes <= baseline + budget.allowance,
-      });
-    }
+    // The 404 ships no JavaScript: what its HTML loads, not what the manifest lists for it.
+    const notFoundJs = firstLoadJsFromHtml(dist, 'server/pages/404.html');
+    record({
+      section: 'Page weight (first-load JS, gzip)',
+      name: `/404 ${label}`,
+      value: notFoundJs,
+      unit: 'B',
+      baselineName: 'bare Next /404',
+      baseline: bare404,
+      target: `${budget.notFoundJavaScript} B`,
+      met: notFoundJs <= budget.notFoundJavaScript,
+    });
+    const bytes = firstLoadJs(dist, '/_error').bytes;
+    record({
+      section: 'Page weight (first-load JS, gzip)',
+      name: `error screen (/_error) ${label}`,
+      value: bytes,
+      unit: 'B',
+      baselineName: 'bare Next /_error',
+      baseline: bareError,
+      target: `≤ bare + ${budget.allowance.toLocaleString('en')} B`,
+      met: bytes <= bareError + budget.allowance,
+    });
+    const transfer = notFoundTransfer(dist);
+    record({
+      section: 'Page weight (first-load JS, gzip)',
+      name: `/404 total transfer (HTML ${transfer.html} + CSS ${transfer.css} + JS ${transfer.js}) ${label}`,
+      value: transfer.total,
+      unit: 'B',
+      baselineName: `bare Next /404 (HTML ${bareTransfer.html} + CSS ${bareTransfer.css} + JS ${bareTransfer.js})`,
+      baseline: bareTransfer.total,
+    });
   }
   const sdk = sdkChunk(appDsn);
   record({

@@ -59,8 +59,9 @@ describe('the standalone server the image runs', () => {
     expect(page.status).toBe(404);
     expect(page.body).toContain('Page not found');
     expect(page.headers['content-security-policy']).toContain("script-src 'self'");
-    const script = page.body.match(/src="(\/_next\/static\/[^"]+\.js)"/)![1]!;
-    const asset = await rawRequest(server.url, script);
+    // The 404 ships no script; its stylesheet is a static asset like any other.
+    const stylesheet = page.body.match(/href="(\/_next\/static\/[^"]+\.css)"/)![1]!;
+    const asset = await rawRequest(server.url, stylesheet);
     expect(asset.status).toBe(200);
     expect(asset.headers['cache-control']).toContain('immutable');
   });

@@ -86,3 +86,37 @@ describe('a client-side exception outside the boundary', () => {
     await watched.close();
   });
 });
+
+describe('a next/link navigation to a route that does not exist', () => {
+  it('ends on "Page not found" with status 404', async () => {
+    const watched = await openWatchedPage(browser);
+    await watched.page.goto(`${server.url}/__fixtures__/link-to-missing`);
+    const documentAnswer = watched.page.waitForResponse(
+      (response) =>
+        response.request().resourceType() === 'document' && response.url().includes('/no/such/route'),
+    );
+    await watched.page.getByRole('link', { name: 'Go to a page that does not exist' }).click();
+    expect((await documentAnswer).status()).toBe(404);
+    await watched.page.getByRole('heading', { level: 1, name: 'Page not found' }).waitFor();
+    expect(new URL(watched.page.url()).pathname).toBe('/no/such/route');
+    expect(watched.pageErrors).toEqual([]);
+    expect(await watched.cspViolations()).toEqual([]);
+    await watched.close();
+  });
+});
+
+describe('an error screen with controls', () => {
+  it('shows a visible focus indicator on them', async () => {
+    const watched = await openWatchedPage(browser);
+    // The "cannot be used" screen (a 400) offers a way back once JavaScript runs.
+    await watched.page.goto(`${server.url}/__fixtures__/bad-request`);
+    const back = watched.page.getByRole('button', { name: 'Go back to the previous page' });
+    await back.waitFor();
+    const before = await back.evaluate((el) => getComputedStyle(el).backgroundColor);
+    await watched.page.keyboard.press('Tab');
+    expect(await back.evaluate((el) => el === document.activeElement)).toBe(true);
+    const after = await back.evaluate((el) => getComputedStyle(el).backgroundColor);
+    expect(after).not.toBe(before);
+    await watched.close();
+  });
+});

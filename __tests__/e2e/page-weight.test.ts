@@ -3,22 +3,36 @@
 // Next's figures from the bench) holds exactly; the bench measures the same way.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { firstLoadJs, sdkChunk } from '../../bench/lib/page-weight';
+import { firstLoadJs, firstLoadJsFromHtml, notFoundTransfer, sdkChunk } from '../../bench/lib/page-weight';
 import { PRODUCTION_DIST, PRODUCTION_DSN_DIST, ROOT } from '../support/paths';
 
 const budget = JSON.parse(readFileSync(path.join(ROOT, 'bench/page-weight-budget.json'), 'utf8')) as {
   bareNext: Record<string, number>;
   allowance: number;
+  notFoundJavaScript: number;
 };
 
 const BUILDS = [
   ['without SENTRY_DSN', PRODUCTION_DIST],
   ['with SENTRY_DSN', PRODUCTION_DSN_DIST],
 ] as const;
-const PAGES = [
-  ['/404', '/404'],
-  ['the error screen', '/_error'],
-] as const;
+const PAGES = [['the error screen', '/_error']] as const;
+
+describe('the 404 page', () => {
+  it.each(BUILDS)('%s ships no JavaScript: no script of any kind in its HTML', (_label, dist) => {
+    const html = readFileSync(path.join(ROOT, dist, 'server/pages/404.html'), 'utf8');
+    // Fails the day a Next upgrade stops honouring the page's `unstable_runtimeJS: false`.
+    expect(html).not.toMatch(/<script/i);
+    expect(firstLoadJsFromHtml(path.join(ROOT, dist), 'server/pages/404.html')).toBe(
+      budget.notFoundJavaScript,
+    );
+    const transfer = notFoundTransfer(path.join(ROOT, dist));
+    process.stdout.write(
+      `[e2e] /404 in ${dist}: HTML ${transfer.html} B + CSS ${transfer.css} B + JS ${transfer.js} B gzip\n`,
+    );
+    expect(transfer.js).toBe(0);
+  });
+});
 
 describe('first-load JS', () => {
   it.each(BUILDS.flatMap(([label, dist]) => PAGES.map(([name, page]) => [name, label, dist, page] as const)))(
@@ -36,7 +50,7 @@ describe('first-load JS', () => {
     expect(sdk).not.toBeNull();
     expect(sdkChunk(path.join(ROOT, PRODUCTION_DIST))).toBeNull();
     for (const [, dist] of BUILDS) {
-      for (const [, page] of PAGES) {
+      for (const [, page] of [...PAGES, ['/404', '/404'] as const]) {
         const { files } = firstLoadJs(path.join(ROOT, dist), page);
         expect(files.length).toBeGreaterThan(0);
         expect(files.some((file) => file.endsWith(sdk!.file))).toBe(false);

@@ -25,8 +25,9 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-function staticScript(html: string): string {
-  return html.match(/src="(\/_next\/static\/[^"]+\.js)"/)?.[1] ?? '/_next/static/none.js';
+/** A static asset the page names (the 404 ships no script, but a stylesheet). */
+function staticAsset(html: string): string {
+  return html.match(/(?:src|href)="(\/_next\/static\/[^"]+\.(?:js|css))"/)?.[1] ?? '/_next/static/none.js';
 }
 
 const envelope = () => `{"dsn":"${build.dsn}"}\n{"type":"event"}\n{}\n`;
@@ -45,10 +46,10 @@ const KINDS: [string, () => Promise<Buffer>, number][] = [
   ['health 404', async () => buildRequest({ target: '/api/health/other' }), 404],
   ['an API route answering 500', async () => buildRequest({ target: '/api/__fixtures__/throws' }), 500],
   [
-    'a static script',
+    'a static asset',
     async () =>
       buildRequest({
-        target: staticScript((await sendRaw(server.port, buildRequest({ target: '/missing' }))).body),
+        target: staticAsset((await sendRaw(server.port, buildRequest({ target: '/missing' }))).body),
       }),
     200,
   ],

@@ -48,4 +48,22 @@ function sdkChunk(distDir) {
   return file ? { file, bytes: gzipBytes(path.join(chunks, file)) } : null;
 }
 
-module.exports = { firstLoadJs, firstLoadJsFromHtml, sdkChunk };
+/**
+ * What a visitor downloads for the 404 page, gzip: the prerendered HTML, its stylesheets and its
+ * scripts, as its HTML names them.
+ * @param {string} distDir
+ * @returns {{ html: number, css: number, js: number, total: number }}
+ */
+function notFoundTransfer(distDir) {
+  const htmlFile = path.join(distDir, 'server/pages/404.html');
+  const source = fs.readFileSync(htmlFile, 'utf8');
+  const html = gzipBytes(htmlFile);
+  let css = 0;
+  for (const match of source.matchAll(/<link[^>]+href="\/_next\/([^"]+\.css)"/g)) {
+    css += gzipBytes(path.join(distDir, match[1] ?? ''));
+  }
+  const js = firstLoadJsFromHtml(distDir, 'server/pages/404.html');
+  return { html, css, js, total: html + css + js };
+}
+
+module.exports = { firstLoadJs, firstLoadJsFromHtml, notFoundTransfer, sdkChunk };

@@ -50,7 +50,8 @@ export function ErrorScreen({ copy, reference, retryHref, onRetry }: ErrorScreen
               Try again
             </a>
           )}
-          {kind !== 'client-exception' && hydrated && (
+          {/* Not on "Page not found", which ships no JavaScript: the browser's Back does the same. */}
+          {(kind === 'bad-request' || kind === 'server-error') && hydrated && (
             <button type="button" className="es-button es-secondary" onClick={() => window.history.back()}>
               Go back to the previous page
             </button>

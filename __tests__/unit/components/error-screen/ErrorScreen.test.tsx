@@ -60,11 +60,20 @@ describe('ErrorScreen', () => {
     expect(screen.getByRole('heading', { level: 1 }).textContent).not.toMatch(/\b[45]\d\d\b|error/i);
   });
 
-  it('offers a way back on the not-found screen and no link to a page that does not exist', () => {
+  it('has no controls on the not-found screen, which ships no JavaScript, and no link to a missing page', () => {
     render(<ErrorScreen copy={notFound} />);
-    expect(screen.getByRole('button', { name: 'Go back to the previous page' })).toBeInTheDocument();
+    // The browser's Back is the way back (GOV.UK's pattern has no such button either).
+    expect(screen.queryByRole('button')).not.toBeInTheDocument();
     // The product page set is empty, so a home link would lead to another "Page not found".
     expect(screen.queryByRole('link')).not.toBeInTheDocument();
+  });
+
+  it.each([
+    ['bad request', badRequest],
+    ['server error', serverError],
+  ])('offers a way back on the %s screen once JavaScript runs', (_name, copy) => {
+    render(<ErrorScreen copy={copy} />);
+    expect(screen.getByRole('button', { name: 'Go back to the previous page' })).toBeInTheDocument();
   });
 
   it('offers a same-page retry link on a server error, which works without JavaScript', () => {
