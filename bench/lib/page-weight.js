@@ -58,10 +58,12 @@ function notFoundTransfer(distDir) {
   const htmlFile = path.join(distDir, 'server/pages/404.html');
   const source = fs.readFileSync(htmlFile, 'utf8');
   const html = gzipBytes(htmlFile);
+  // Each stylesheet once: the HTML names it twice (preload, then stylesheet), the browser fetches it once.
+  const stylesheets = new Set(
+    [...source.matchAll(/<link[^>]+href="\/_next\/([^"]+\.css)"/g)].map((match) => match[1] ?? ''),
+  );
   let css = 0;
-  for (const match of source.matchAll(/<link[^>]+href="\/_next\/([^"]+\.css)"/g)) {
-    css += gzipBytes(path.join(distDir, match[1] ?? ''));
-  }
+  for (const file of stylesheets) css += gzipBytes(path.join(distDir, file));
   const js = firstLoadJsFromHtml(distDir, 'server/pages/404.html');
   return { html, css, js, total: html + css + js };
 }
