@@ -14,14 +14,18 @@ export interface BuildOutput {
   standaloneConfigPath: string;
 }
 
+/** The standalone config's text (the container image), or null elsewhere. */
+function standaloneConfig(standaloneConfigPath: string): string | null {
+  return existsSync(standaloneConfigPath) ? readFileSync(standaloneConfigPath, 'utf8') : null;
+}
+
 /** The build's resolved Next config, or null before the first build. */
-function builtConfig({
-  root,
-  distDir,
-  standaloneConfigPath,
-}: BuildOutput): { env?: Partial<BuildEnv> } | null {
+function builtConfig(
+  { root, distDir }: BuildOutput,
+  standalone: string | null,
+): { env?: Partial<BuildEnv> } | null {
   try {
-    if (existsSync(standaloneConfigPath)) return JSON.parse(readFileSync(standaloneConfigPath, 'utf8'));
+    if (standalone !== null) return JSON.parse(standalone);
     const manifest = JSON.parse(readFileSync(path.join(root, distDir, 'required-server-files.json'), 'utf8'));
     return manifest.config ?? null;
   } catch {
@@ -35,15 +39,14 @@ function builtConfig({
  * environment, so there they are computed (and checked: a bad value throws one line) instead.
  */
 export function adoptBuildValues(output: BuildOutput): void {
+  const standalone = output.dev ? null : standaloneConfig(output.standaloneConfigPath);
   const values = output.dev
     ? buildTimeEnv(process.env, { dev: true, root: output.root })
-    : (builtConfig(output)?.env ?? {});
+    : (builtConfig(output, standalone)?.env ?? {});
   for (const [name, value] of Object.entries(values)) {
     if (name.startsWith('APP_') && typeof value === 'string') process.env[name] = value;
   }
   // In the container image there is no build tooling to load next.config.js with. Next's own
   // standalone server.js passes the build's resolved config through this variable; so do we.
-  if (!output.dev && existsSync(output.standaloneConfigPath)) {
-    process.env.__NEXT_PRIVATE_STANDALONE_CONFIG = readFileSync(output.standaloneConfigPath, 'utf8');
-  }
+  if (standalone !== null) process.env.__NEXT_PRIVATE_STANDALONE_CONFIG = standalone;
 }
