@@ -35,13 +35,22 @@ const nextGlobals = () =>
  * The app's route a path belongs to, matched the way Next's client router matches it, so reports
  * name `/reset/[token]` instead of the token.
  */
+// Each dynamic route's matcher, compiled once: routeOf runs for every event and breadcrumb URL.
+const matchers = new Map<string, ReturnType<typeof getRouteMatcher>>();
+const matcherFor = (page: string) => {
+  let matcher = matchers.get(page);
+  if (!matcher) {
+    matcher = getRouteMatcher(getRouteRegex(page));
+    matchers.set(page, matcher);
+  }
+  return matcher;
+};
+
 const routeOf = (pathname: string): string | undefined => {
   try {
     const pages = nextGlobals().__BUILD_MANIFEST?.sortedPages ?? [];
     if (pages.includes(pathname)) return pathname;
-    return pages.find(
-      (page) => isDynamicRoute(page) && getRouteMatcher(getRouteRegex(page))(pathname) !== false,
-    );
+    return pages.find((page) => isDynamicRoute(page) && matcherFor(page)(pathname) !== false);
   } catch {
     return undefined; // reporting must never be a new failure
   }
