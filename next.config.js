@@ -36,6 +36,11 @@ module.exports = (phase) => {
   const env = phase === PHASE_PRODUCTION_SERVER ? null : inlinedEnv(dev);
   return {
     poweredByHeader: false,
+    // The image optimizer (/_next/image) stays off: the shell serves no images, and the optimizer
+    // fetches, decodes and re-encodes whatever a query string names, and answers 500 to some
+    // malformed ones. With this, /_next/image is a 404 and next/image serves files as they are.
+    // How to turn it on, and what that risks: docs/images.md.
+    images: { unoptimized: true },
     reactStrictMode: true,
     distDir: process.env.NEXT_DIST_DIR || '.next',
     // Loaded from node_modules on the server, not bundled: the compiled server (lib/server/start.ts)
