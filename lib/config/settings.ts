@@ -18,12 +18,23 @@ export interface Settings {
   drainMs: number;
   /** How long in-flight requests may take once the server stops accepting. */
   shutdownTimeoutMs: number;
+  /** How long an idle keep-alive connection stays open. */
   keepAliveTimeoutMs: number;
+  /** How long a client may take to send a request's headers before it gets 408 and is closed. */
+  headersTimeoutMs: number;
+  /** How long a client may take to send a whole request, headers and body. */
+  requestTimeoutMs: number;
+  /** Open connections beyond this are closed as soon as they are accepted. */
+  maxConnections: number;
+  /** How often Node looks for connections past the two timeouts above. */
+  connectionsCheckIntervalMs: number;
   health: {
     /** Event-loop delay p99, in ms, that makes readiness warn / fail. */
     eventLoopDelayMs: Thresholds;
     /** Heap used ÷ heap limit that makes readiness warn / fail. */
     heapUsedRatio: Thresholds;
+    /** How long a dependency check's result answers later probes. */
+    checkReuseMs: number;
   };
   /** The DSN server-side errors are reported with, or null: errors become JSON lines. */
   sentryDsn: string | null;
@@ -99,6 +110,20 @@ export function readSettings(
     shutdownTimeoutMs: numberSetting(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, whole(0, 600_000), problems),
     // Longer than the idle timeout of common load balancers (60 s), so they close first.
     keepAliveTimeoutMs: numberSetting(env, 'KEEP_ALIVE_TIMEOUT_MS', 65_000, whole(1000, 600_000), problems),
+    // Seconds, not minutes: a client that has not sent its headers in 10 s is not a browser on a
+    // slow line but a socket held open on purpose (Node's own default is 60 s).
+    headersTimeoutMs: numberSetting(env, 'HEADERS_TIMEOUT_MS', 10_000, whole(1000, 120_000), problems),
+    // Room for a large upload on a slow line; Node's default is 300 s.
+    requestTimeoutMs: numberSetting(env, 'REQUEST_TIMEOUT_MS', 30_000, whole(1000, 600_000), problems),
+    maxConnections: numberSetting(env, 'MAX_CONNECTIONS', 2048, whole(1, 1_000_000), problems),
+    // Node checks the two timeouts above only this often (its default: 30 s).
+    connectionsCheckIntervalMs: numberSetting(
+      env,
+      'CONNECTIONS_CHECK_INTERVAL_MS',
+      1000,
+      whole(100, 30_000),
+      problems,
+    ),
     health: {
       eventLoopDelayMs: thresholds(
         env,
@@ -114,9 +139,15 @@ export function readSettings(
         { min: 0.01, max: 1, integer: false },
         problems,
       ),
+      checkReuseMs: numberSetting(env, 'HEALTH_CHECK_REUSE_MS', 1000, whole(0, 60_000), problems),
     },
     sentryDsn: serverDsn(env, dsnAtBuild, problems),
   };
+  if (settings.headersTimeoutMs > settings.requestTimeoutMs) {
+    problems.push(
+      `HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS (got ${settings.headersTimeoutMs} and ${settings.requestTimeoutMs})`,
+    );
+  }
   if (problems.length > 0) throw new Error(`Invalid configuration: ${problems.join('; ')}.`);
   return settings;
 }

@@ -4,7 +4,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';
 import { settings, type Thresholds } from '../config/settings';
 import { slotOrCreate } from '../process/slots';
-import type { CheckResult, HealthStatus, ProcessSample, ProcessSampler, SampledCheck } from './types';
+import type { HealthStatus, ProcessSample, ProcessSampler, SampledCheck, SampledResult } from './types';
 
 const SAMPLE_EVERY_MS = 1000;
 /** The event-loop delay reported is the worst per-second p99 over this many seconds. */
@@ -74,7 +74,7 @@ export function eventLoopCheck(
     name: 'eventloop:delay',
     componentType: 'system',
     critical: true,
-    read: (): CheckResult => {
+    read: (): SampledResult => {
       const value = sampler().eventLoopDelayP99Ms;
       const status = grade(value, thresholds());
       return {
@@ -95,7 +95,7 @@ export function heapCheck(
     name: 'memory:utilization',
     componentType: 'system',
     critical: true,
-    read: (): CheckResult => {
+    read: (): SampledResult => {
       const value = sampler().heapUsedRatio;
       const status = grade(value, thresholds());
       return {

@@ -7,7 +7,8 @@ import { log } from '../log/json-line';
 import { readSlot, writeSlot } from '../process/slots';
 import { dependencyChecks } from './dependencies';
 import { processChecks, processSampleVersion } from './process-checks';
-import { runChecks, worstStatus } from './run-checks';
+import { settings } from '../config/settings';
+import { type CheckRunner, runChecks, sharedCheckRunner, worstStatus } from './run-checks';
 import type { CheckObservation, HealthCheck, HealthReport, HealthStatus, SampledCheck } from './types';
 
 /** `live`: the process runs. `ready`: send it traffic. `overall`: for uptime monitors. */
@@ -30,6 +31,8 @@ export interface ReportSources {
   sampleVersion: () => number;
   /** Dependency checks, each run within its own timeout. */
   checks: () => readonly HealthCheck[];
+  /** How a dependency check is run: shared between concurrent probes and reused for a moment. */
+  runCheck: CheckRunner;
   now: () => Date;
   uptimeSeconds: () => number;
   version: string;
@@ -41,6 +44,7 @@ export const defaultSources: ReportSources = {
   sampled: () => processChecks,
   sampleVersion: processSampleVersion,
   checks: () => dependencyChecks,
+  runCheck: sharedCheckRunner(() => settings().health.checkReuseMs),
   now: () => new Date(),
   uptimeSeconds: () => process.uptime(),
   version: appVersion(),
@@ -51,6 +55,7 @@ function lifecycleObservation(phase: string, now: Date): CheckObservation {
   return {
     componentType: 'system',
     observedValue: phase,
+    observedUnit: 'phase',
     status: phase === 'ready' ? 'pass' : 'fail',
     time: now.toISOString(),
     ...(phase === 'ready' ? {} : { output: phase === 'draining' ? 'Shutting down' : 'Starting up' }),
@@ -92,7 +97,7 @@ function liveReport(sources: ReportSources, uptimeSeconds: number): HealthReport
 }
 
 async function checkedReport(probe: 'ready' | 'overall', sources: ReportSources): Promise<HealthReport> {
-  const outcome = await runChecks(sources.checks(), sources.sampled(), sources.now);
+  const outcome = await runChecks(sources.checks(), sources.sampled(), sources.now, sources.runCheck);
   logTransition(outcome.status, outcome.checks);
   const lifecycle = lifecycleObservation(sources.phase(), sources.now());
   return {

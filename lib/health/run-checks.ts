@@ -1,5 +1,51 @@
 // Runs health checks in parallel, each bounded by its own timeout, and folds them into one status.
-import type { CheckObservation, HealthCheck, HealthStatus, SampledCheck } from './types';
+// What leaves here is public (/api/health): a failure is reported as its kind, never its message.
+import type {
+  CheckObservation,
+  CheckResult,
+  FailureKind,
+  HealthCheck,
+  HealthStatus,
+  SampledCheck,
+} from './types';
+
+const KINDS: ReadonlySet<string> = new Set<FailureKind>(['timeout', 'connection refused', 'failed']);
+const TIMEOUT_CODES = new Set([
+  'ETIMEDOUT',
+  'ESOCKETTIMEDOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+]);
+
+/**
+ * The kind of a thrown error, looking through `cause` (fetch wraps its network errors) and
+ * `errors` (a connection tried on several addresses fails with an AggregateError).
+ */
+export function failureKind(error: unknown, depth = 0): FailureKind {
+  if (!error || typeof error !== 'object' || depth > 3) return 'failed';
+  const { name, code, cause, errors } = error as {
+    name?: unknown;
+    code?: unknown;
+    cause?: unknown;
+    errors?: unknown;
+  };
+  if (name === 'AbortError' || name === 'TimeoutError' || TIMEOUT_CODES.has(String(code))) return 'timeout';
+  if (code === 'ECONNREFUSED') return 'connection refused';
+  const inner = [cause, ...(Array.isArray(errors) ? errors : [])].map((e) => failureKind(e, depth + 1));
+  return inner.find((kind) => kind !== 'failed') ?? 'failed';
+}
+
+/** A check's own result, kept to what the report may carry. */
+function publicResult(result: CheckResult): CheckResult {
+  // Checks written in JavaScript, or cast, can still hand back a raw message or a bare value.
+  const output =
+    result.output === undefined ? undefined : KINDS.has(result.output) ? result.output : 'failed';
+  const observed =
+    result.observedValue !== undefined && typeof result.observedUnit === 'string'
+      ? { observedValue: result.observedValue, observedUnit: result.observedUnit }
+      : {};
+  return { status: result.status, ...observed, ...(output ? { output } : {}) };
+}
 
 const RANK: Record<HealthStatus, number> = { pass: 0, warn: 1, fail: 2 };
 
@@ -27,22 +73,20 @@ export async function runCheck(
         componentType: check.componentType,
         status: 'fail',
         time: now().toISOString(),
-        output: `Timed out after ${check.timeoutMs} ms`,
+        output: 'timeout',
       });
     }, check.timeoutMs);
   });
   const attempt = (async (): Promise<CheckObservation> => {
     try {
       const result = await check.run(controller.signal);
-      return { componentType: check.componentType, ...result, time: now().toISOString() };
+      return { componentType: check.componentType, ...publicResult(result), time: now().toISOString() };
     } catch (error) {
-      // The message only: a stack trace could reveal file paths.
-      const message = error instanceof Error ? error.message : String(error);
       return {
         componentType: check.componentType,
         status: 'fail',
         time: now().toISOString(),
-        output: message,
+        output: failureKind(error),
       };
     }
   })();
@@ -61,14 +105,35 @@ export interface ChecksOutcome {
 function readSampled(check: SampledCheck, time: string): CheckObservation {
   try {
     return { componentType: check.componentType, ...check.read(), time };
-  } catch (error) {
-    return {
-      componentType: check.componentType,
-      status: 'fail',
-      time,
-      output: error instanceof Error ? error.message : String(error),
-    };
+  } catch {
+    return { componentType: check.componentType, status: 'fail', time, output: 'failed' };
   }
+}
+
+export type CheckRunner = (check: HealthCheck) => Promise<CheckObservation>;
+
+/**
+ * Runs each check at most once at a time however many probes ask (single-flight), and lets its
+ * result answer the probes of the next `reuseMs` too: a probe storm costs one run per check.
+ */
+export function sharedCheckRunner(
+  reuseMs: () => number,
+  clock: () => number = () => performance.now(),
+  run: (check: HealthCheck) => Promise<CheckObservation> = (check) => runCheck(check),
+): CheckRunner {
+  const runs = new WeakMap<HealthCheck, { result: Promise<CheckObservation>; finishedAt: number | null }>();
+  return (check) => {
+    const last = runs.get(check);
+    if (last && (last.finishedAt === null || clock() - last.finishedAt < reuseMs())) return last.result;
+    const entry = { result: run(check), finishedAt: null as number | null };
+    // runCheck never rejects; the catch only keeps a broken runner from leaving a rejection unhandled.
+    entry.result.then(
+      () => (entry.finishedAt = clock()),
+      () => runs.delete(check),
+    );
+    runs.set(check, entry);
+    return entry.result;
+  };
 }
 
 /**
@@ -79,6 +144,7 @@ export async function runChecks(
   checks: readonly HealthCheck[],
   sampled: readonly SampledCheck[] = [],
   now: () => Date = () => new Date(),
+  run: CheckRunner = (check) => runCheck(check, now),
 ): Promise<ChecksOutcome> {
   const time = now().toISOString();
   const result: Record<string, CheckObservation[]> = {};
@@ -89,7 +155,7 @@ export async function runChecks(
   };
   for (const check of sampled) add(check, readSampled(check, time));
   if (checks.length > 0) {
-    const observations = await Promise.all(checks.map((check) => runCheck(check, now)));
+    const observations = await Promise.all(checks.map(run));
     checks.forEach((check, index) => add(check, observations[index]!));
   }
   return { status: worstStatus(contributions), checks: result };

@@ -15,13 +15,25 @@ export interface CheckObservation {
   output?: string;
 }
 
-/** What a check's `run` returns; `time` and `componentType` are filled in for it. */
-export interface CheckResult {
-  status: HealthStatus;
-  observedValue?: number | string | boolean;
-  observedUnit?: string;
-  output?: string;
-}
+/**
+ * Why a dependency check failed, as a kind: `/api/health` is public, and an error's own message
+ * (`connect ECONNREFUSED 10.0.3.7:5432`) names hosts and addresses.
+ */
+export type FailureKind = 'timeout' | 'connection refused' | 'failed';
+
+/** A value comes with its unit (the health draft: observedUnit SHOULD be present with it). */
+type Observed =
+  | { observedValue: number | string | boolean; observedUnit: string }
+  | { observedValue?: undefined; observedUnit?: undefined };
+
+/**
+ * What a dependency check's `run` returns; `time` and `componentType` are filled in for it. To fail
+ * with a reason, throw (the error's kind is reported, never its message) or give a kind.
+ */
+export type CheckResult = Observed & { status: HealthStatus; output?: FailureKind };
+
+/** What a background-sampled process check returns: its output is a fixed sentence of ours. */
+export type SampledResult = Observed & { status: HealthStatus; output?: string };
 
 export interface HealthCheck {
   /** The report key, `component:measurement`, e.g. `postgres:responseTime`. */
@@ -45,7 +57,7 @@ export interface SampledCheck {
   name: string;
   componentType: 'component' | 'datastore' | 'system';
   critical: boolean;
-  read: () => CheckResult;
+  read: () => SampledResult;
 }
 
 export interface HealthReport {

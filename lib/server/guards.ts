@@ -1,6 +1,7 @@
 // Answers for requests that should never reach Next: odd request targets, CONNECT, and requests
 // Node's parser rejects. Each gets a clear 4xx with the security headers, never a crash or a hang.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { securityHeaders } from '../http/security-headers';
 import { sendPlain, writePlainToSocket } from '../http/plain-response';
 import { parseRequestTarget } from '../http/request-target';
@@ -47,14 +48,40 @@ export function clientErrorAnswer(code: string): { status: number; message: stri
   return { status, message: status === 400 ? 'Bad request.' : `${status}: request refused.` };
 }
 
+/**
+ * Whether a response to an earlier request on this connection is still being written (a pipelined
+ * request can fail to parse while the one before it is answered). Node keeps that response on the
+ * socket as `_httpMessage` until it finishes; its own clientError handler reads the same field.
+ */
+export function responseInFlight(socket: Duplex): boolean {
+  const response = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
+  return Boolean(response && !response.writableFinished);
+}
+
+/** How often, at most, a warning about refused connections is logged. */
+export const DROP_LOG_INTERVAL_MS = 10_000;
+
 export function installGuards(server: Server): void {
-  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     const answer = clientErrorAnswer(error.code ?? '');
-    if (!answer) {
+    // Bytes written now would land inside (or be taken for) the response in flight: close instead.
+    if (!answer || responseInFlight(socket)) {
       socket.destroy();
       return;
     }
     writePlainToSocket(socket, answer.status, answer.message);
+  });
+  // Connections over server.maxConnections are closed by Node on accept; say so, a few times a
+  // minute at most, however many arrive.
+  let dropped = 0;
+  let loggedAt = -Infinity;
+  server.on('drop', () => {
+    dropped += 1;
+    const now = performance.now();
+    if (now - loggedAt < DROP_LOG_INTERVAL_MS) return;
+    log('warn', 'server.connections_refused', { count: dropped, maxConnections: server.maxConnections });
+    dropped = 0;
+    loggedAt = now;
   });
   // No proxying here: CONNECT gets a clear refusal instead of a dropped socket.
   server.on('connect', (_req, socket) => {

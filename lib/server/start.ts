@@ -98,27 +98,35 @@ async function main() {
   // Every response carries the security headers, whoever writes it (Next, the tunnel, the guards).
   const setSecurityHeaders = securityHeaderSetter({ dev });
   // Node's own Host check answers without the security headers; guards.ts checks instead.
-  const server = http.createServer({ requireHostHeader: false }, (req, res) => {
-    setSecurityHeaders(res);
-    if (answeredBeforeNext(req, res)) return;
-    // One string comparison is all other requests pay for the tunnel.
-    if (tunnel?.matches(req.url)) {
-      void tunnel.handle(req, res);
-      return;
-    }
-    handle(req, res).catch((error: unknown) => {
-      log('error', 'server.unhandled_request_error', { message: String(error) });
-      if (!res.headersSent) {
-        res.statusCode = 500;
-        res.end();
-      } else {
-        res.destroy();
+  const server = http.createServer(
+    {
+      requireHostHeader: false,
+      keepAliveTimeout: settings.keepAliveTimeoutMs,
+      headersTimeout: settings.headersTimeoutMs,
+      requestTimeout: settings.requestTimeoutMs,
+      connectionsCheckingInterval: settings.connectionsCheckIntervalMs,
+    },
+    (req, res) => {
+      setSecurityHeaders(res);
+      if (answeredBeforeNext(req, res)) return;
+      // One string comparison is all other requests pay for the tunnel.
+      if (tunnel?.matches(req.url)) {
+        void tunnel.handle(req, res);
+        return;
       }
-    });
-  });
+      handle(req, res).catch((error: unknown) => {
+        log('error', 'server.unhandled_request_error', { message: String(error) });
+        if (!res.headersSent) {
+          res.statusCode = 500;
+          res.end();
+        } else {
+          res.destroy();
+        }
+      });
+    },
+  );
   installGuards(server);
-  server.keepAliveTimeout = settings.keepAliveTimeoutMs;
-  server.headersTimeout = settings.keepAliveTimeoutMs + 1000;
+  server.maxConnections = settings.maxConnections;
   if (dev) server.on('upgrade', app.getUpgradeHandler());
   else refuseUpgrades(server);
 

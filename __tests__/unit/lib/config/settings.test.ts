@@ -13,9 +13,14 @@ describe('readSettings', () => {
       drainMs: 0,
       shutdownTimeoutMs: 10_000,
       keepAliveTimeoutMs: 65_000,
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      maxConnections: 2048,
+      connectionsCheckIntervalMs: 1000,
       health: {
         eventLoopDelayMs: { warn: 200, fail: 1000 },
         heapUsedRatio: { warn: 0.85, fail: 0.95 },
+        checkReuseMs: 1000,
       },
       sentryDsn: null,
     });
@@ -46,8 +51,41 @@ describe('readSettings', () => {
         host: '127.0.0.1',
         drainMs: 250,
         shutdownTimeoutMs: 3000,
-        health: { eventLoopDelayMs: { warn: 50, fail: 400 }, heapUsedRatio: { warn: 0.5, fail: 0.75 } },
+        health: {
+          eventLoopDelayMs: { warn: 50, fail: 400 },
+          heapUsedRatio: { warn: 0.5, fail: 0.75 },
+          checkReuseMs: 1000,
+        },
       }),
+    );
+  });
+
+  it('reads the connection limits and the health reuse time', () => {
+    expect(
+      readSettings(
+        {
+          HEADERS_TIMEOUT_MS: '5000',
+          REQUEST_TIMEOUT_MS: '20000',
+          MAX_CONNECTIONS: '100',
+          CONNECTIONS_CHECK_INTERVAL_MS: '250',
+          HEALTH_CHECK_REUSE_MS: '0',
+        },
+        NO_BUILD_DSN,
+      ),
+    ).toEqual(
+      expect.objectContaining({
+        headersTimeoutMs: 5000,
+        requestTimeoutMs: 20_000,
+        maxConnections: 100,
+        connectionsCheckIntervalMs: 250,
+        health: expect.objectContaining({ checkReuseMs: 0 }),
+      }),
+    );
+  });
+
+  it('refuses a headers timeout longer than the request timeout', () => {
+    expect(() => readSettings({ HEADERS_TIMEOUT_MS: '40000' }, NO_BUILD_DSN)).toThrow(
+      'Invalid configuration: HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS (got 40000 and 30000).',
     );
   });
 

@@ -1,11 +1,13 @@
 /** @jest-environment node */
 import { eventLoopCheck, grade, heapCheck } from '../../../../lib/health/process-checks';
 import { healthReport, type ReportSources } from '../../../../lib/health/report';
+import { runCheck } from '../../../../lib/health/run-checks';
 import type { HealthCheck, SampledCheck } from '../../../../lib/health/types';
 import { resetLifecycle } from '../../../../lib/lifecycle/state';
 import { clearSlot } from '../../../../lib/process/slots';
 
 const NOW = new Date('2026-11-22T12:00:00.000Z');
+const SAMPLE = { eventLoopDelayP99Ms: 3, heapUsedRatio: 0.5, sampledAt: NOW, sequence: 1 };
 
 function sources(parts: Partial<ReportSources> = {}): ReportSources {
   return {
@@ -14,6 +16,7 @@ function sources(parts: Partial<ReportSources> = {}): ReportSources {
     // Never reuse, unless a test says otherwise.
     sampleVersion: () => -1,
     checks: () => [],
+    runCheck: (check) => runCheck(check, () => NOW),
     now: () => NOW,
     uptimeSeconds: () => 42.4,
     version: '1.2.3',
@@ -32,6 +35,33 @@ beforeEach(() => {
 afterEach(() => jest.restoreAllMocks());
 
 describe('healthReport', () => {
+  it.each(['live', 'ready', 'overall'] as const)(
+    'gives every %s observation with a value its unit',
+    async (probe) => {
+      const dependency: HealthCheck = {
+        name: 'db:x',
+        componentType: 'datastore',
+        critical: true,
+        timeoutMs: 50,
+        // A check written without types, or cast, that leaves the unit out.
+        run: () => ({ status: 'pass', observedValue: 7 }) as unknown as { status: 'pass' },
+      };
+      const report = await healthReport(
+        probe,
+        sources({
+          sampled: () => [eventLoopCheck(() => SAMPLE), heapCheck(() => SAMPLE)],
+          checks: () => [dependency],
+        }),
+      );
+      const observations = Object.values(report.checks).flat();
+      expect(observations.length).toBeGreaterThan(0);
+      for (const observation of observations) {
+        if (observation.observedValue !== undefined)
+          expect(observation.observedUnit).toEqual(expect.any(String));
+      }
+    },
+  );
+
   it('gives liveness with uptime only, whatever the phase', async () => {
     const report = await healthReport('live', sources({ phase: () => 'draining' }));
     expect(report).toEqual({
@@ -57,7 +87,12 @@ describe('healthReport', () => {
     const report = await healthReport('ready', sources({ phase: () => 'starting' }));
     expect(report.status).toBe('fail');
     expect(report.checks['server:lifecycle']![0]).toEqual(
-      expect.objectContaining({ status: 'fail', observedValue: 'starting', output: 'Starting up' }),
+      expect.objectContaining({
+        status: 'fail',
+        observedValue: 'starting',
+        observedUnit: 'phase',
+        output: 'Starting up',
+      }),
     );
   });
 
@@ -67,7 +102,7 @@ describe('healthReport', () => {
       componentType: 'datastore',
       critical: true,
       timeoutMs: 100,
-      run: () => ({ status: 'warn', observedValue: 0.2 }),
+      run: () => ({ status: 'warn', observedValue: 0.2, observedUnit: 'ratio' }),
     };
     const report = await healthReport('ready', sources({ checks: () => [warn] }));
     expect(report.status).toBe('warn');
@@ -113,7 +148,7 @@ describe('healthReport', () => {
       time: NOW.toISOString(),
     });
     expect(report.checks['memory:utilization']![0]).toEqual(
-      expect.objectContaining({ status: 'fail', output: 'no sample' }),
+      expect.objectContaining({ status: 'fail', output: 'failed' }),
     );
     expect(report.status).toBe('fail');
   });

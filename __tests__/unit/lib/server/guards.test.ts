@@ -1,6 +1,8 @@
 /** @jest-environment node */
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ALLOW, answeredBeforeNext, clientErrorAnswer } from '../../../../lib/server/guards';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { connect, type AddressInfo, type Socket } from 'node:net';
+import { once } from 'node:events';
+import { ALLOW, answeredBeforeNext, clientErrorAnswer, installGuards } from '../../../../lib/server/guards';
 
 function fakeRequest(parts: Partial<IncomingMessage>): IncomingMessage {
   return {
@@ -95,5 +97,67 @@ describe('clientErrorAnswer', () => {
 
   it.each(['ECONNRESET', 'EPIPE'])('writes nothing when the client is gone (%s)', (code) => {
     expect(clientErrorAnswer(code)).toBeNull();
+  });
+});
+
+describe('installGuards on a real server', () => {
+  let server: Server;
+  let releaseHeld: () => void = () => {};
+  let heldStarted: Promise<void>;
+
+  beforeEach(async () => {
+    let started!: () => void;
+    heldStarted = new Promise((resolve) => (started = resolve));
+    server = createServer((req, res) => {
+      if (req.url !== '/held') return void res.end('quick');
+      // A response that is in flight until the test lets it finish.
+      started();
+      res.writeHead(200, { 'Content-Type': 'text/plain' });
+      res.write('first part, ');
+      releaseHeld = () => res.end('second part');
+    });
+    installGuards(server);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+  });
+
+  afterEach(async () => {
+    releaseHeld();
+    server.closeAllConnections();
+    server.close();
+    await once(server, 'close');
+  });
+
+  function openSocket(): Socket {
+    return connect((server.address() as AddressInfo).port, '127.0.0.1');
+  }
+
+  function received(socket: Socket): Promise<string> {
+    return new Promise((resolve) => {
+      let text = '';
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+      socket.on('close', () => resolve(text));
+      socket.on('error', () => {});
+    });
+  }
+
+  it('answers a parser error on an idle connection with its 4xx', async () => {
+    const socket = openSocket();
+    const text = received(socket);
+    socket.write('BREW / HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect(await text).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+  });
+
+  it('writes nothing into a connection whose earlier response is still in flight', async () => {
+    const socket = openSocket();
+    const text = received(socket);
+    socket.write('GET /held HTTP/1.1\r\nHost: x\r\n\r\n');
+    await heldStarted;
+    // A pipelined request that does not parse, while /held is half written.
+    socket.write('BREW / HTTP/1.1\r\nHost: x\r\n\r\n');
+    const got = await text;
+    expect(got).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(got).not.toContain('400 Bad Request');
+    expect(got).not.toContain('HTTP/1.1 4');
   });
 });
