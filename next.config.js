@@ -92,6 +92,15 @@ module.exports = (phase) => {
             chunk.name !== 'app-shell-reporting' && nextChunks(chunk);
         }
       }
+      if (withFixtures && isServer) {
+        // The fixture builds' dependency checks (off unless APP_SHELL_FIXTURE_CHECKS=1 at start).
+        config.plugins.push(
+          new webpack.NormalModuleReplacementPlugin(
+            /[\\/]lib[\\/]health[\\/]dependencies\.ts$/,
+            path.join(__dirname, '__tests__/e2e/fixtures/health-dependencies.ts'),
+          ),
+        );
+      }
       if (!isServer) {
         // Leave Sentry's debug logging, tracing and replay code out of the lazily loaded SDK chunk.
         config.plugins.push(

@@ -53,9 +53,9 @@ export function clientErrorAnswer(code: string): { status: number; message: stri
  * request can fail to parse while the one before it is answered). Node keeps that response on the
  * socket as `_httpMessage` until it finishes; its own clientError handler reads the same field.
  */
-export function responseInFlight(socket: Duplex): boolean {
+export function responseInFlight(socket: Duplex): ServerResponse | null {
   const response = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
-  return Boolean(response && !response.writableFinished);
+  return response && !response.writableFinished ? response : null;
 }
 
 /** How often, at most, a warning about refused connections is logged. */
@@ -64,9 +64,17 @@ export const DROP_LOG_INTERVAL_MS = 10_000;
 export function installGuards(server: Server): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     const answer = clientErrorAnswer(error.code ?? '');
-    // Bytes written now would land inside (or be taken for) the response in flight: close instead.
-    if (!answer || responseInFlight(socket)) {
+    if (!answer) {
       socket.destroy();
+      return;
+    }
+    // Bytes written now would land inside (or be taken for) the answer to the request before:
+    // let that answer finish, then close, with nothing written for the request that did not parse.
+    const inFlight = responseInFlight(socket);
+    if (inFlight) {
+      if (!inFlight.headersSent) inFlight.shouldKeepAlive = false;
+      inFlight.once('finish', () => socket.end());
+      inFlight.once('close', () => socket.destroy());
       return;
     }
     writePlainToSocket(socket, answer.status, answer.message);
