@@ -58,13 +58,24 @@ export function responseInFlight(socket: Duplex): ServerResponse | null {
   return response && !response.writableFinished ? response : null;
 }
 
+/**
+ * Whether the request being read was already answered: the server answered before its body
+ * arrived (a 404 or 405 does not wait for it), and Node is discarding the rest. A timeout then is
+ * the body's, and a 408 after that finished answer would be a reply to nothing.
+ */
+export function answeredBeforeItsBody(socket: Duplex): boolean {
+  type Parser = { incoming?: (IncomingMessage & { _dumped?: boolean }) | null };
+  const incoming = (socket as Duplex & { parser?: Parser | null }).parser?.incoming;
+  return Boolean(incoming && !incoming.complete && incoming._dumped);
+}
+
 /** How often, at most, a warning about refused connections is logged. */
 export const DROP_LOG_INTERVAL_MS = 10_000;
 
 export function installGuards(server: Server): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     const answer = clientErrorAnswer(error.code ?? '');
-    if (!answer) {
+    if (!answer || answeredBeforeItsBody(socket)) {
       socket.destroy();
       return;
     }

@@ -26,10 +26,15 @@ function warmUp(server: http.Server): Promise<void> {
     const address = server.address();
     if (!address || typeof address === 'string') return resolve();
     const host = address.address === '0.0.0.0' || address.address === '::' ? '127.0.0.1' : address.address;
-    const req = http.get({ host, port: address.port, path: '/api/health/live', timeout: 30_000 }, (res) => {
-      res.resume();
-      res.on('end', () => resolve());
-    });
+    // agent: false: Node's global agent would keep the connection open (and counted against
+    // MAX_CONNECTIONS) for seconds after.
+    const req = http.get(
+      { host, port: address.port, path: '/api/health/live', timeout: 30_000, agent: false },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve());
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('warm-up timed out')));
     req.on('error', (error) => {
       log('warn', 'server.warm_up_failed', { message: error.message });
