@@ -37,3 +37,7 @@ node -e '
 ' "$dist/required-server-files.json" "$dest/standalone-config.json"
 # Sources that the tracer copies along are not needed to run.
 rm -rf "$dest/pages" "$dest/lib"
+# Next's standalone output copies the project's .env files along. .dockerignore keeps them out of
+# the image's build context; this catches a build made elsewhere. (.env.example holds no values.)
+find "$dest" -type f -name '.env*' ! -name '.env.example' ! -path "$dest/node_modules/*" -print -delete |
+  sed 's/^/Left out of the server folder: /' >&2

@@ -1,7 +1,7 @@
 // The container image's contents, without a Docker engine: build standalone output, assemble it
 // with the same script the Dockerfile runs, and boot it from a folder with no node_modules above it.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { npmBuild } from '../support/builds';
@@ -34,6 +34,13 @@ function runHealthcheck(): number | null {
 
 beforeAll(async () => {
   npmBuild(DIST, { NEXT_OUTPUT: 'standalone' }, 'ignore');
+  // What Next's standalone output does with a project's .env files: copies them along. The
+  // assembly must leave them out.
+  writeFileSync(
+    path.join(ROOT, DIST, 'standalone/.env.production'),
+    'DATABASE_URL=postgres://app:hunter2@db/app\n',
+  );
+  writeFileSync(path.join(ROOT, DIST, 'standalone/.env.local'), 'API_TOKEN=s3cr3t\n');
   folder = mkdtempSync(path.join(tmpdir(), 'app-shell-image-'));
   const assemble = spawnSync('bash', ['scripts/assemble-standalone.sh', DIST, folder], {
     cwd: ROOT,
@@ -81,6 +88,16 @@ describe('the standalone server the image runs', () => {
     ).stdout;
     expect(listing).toContain('./dist/lib/server/start.js');
     expect(listing).not.toMatch(/\.tsx?$/m);
+  });
+
+  it('holds no .env file, not even one the standalone output copied along', () => {
+    const envFiles = spawnSync('find', ['.', '-name', '.env*', '-type', 'f'], {
+      cwd: folder,
+      encoding: 'utf8',
+    })
+      .stdout.split('\n')
+      .filter(Boolean);
+    expect(envFiles.filter((file) => !file.endsWith('/.env.example'))).toEqual([]);
   });
 
   it('shuts down cleanly on SIGTERM, and the HEALTHCHECK then fails', async () => {

@@ -1,7 +1,8 @@
 /** @jest-environment node */
 // The deployment files must agree with the app: probe paths it serves, the port it listens on, and a
 // grace period that covers its whole shutdown.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import dockerignore from '@balena/dockerignore';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { readSettings } from '../../../lib/config/settings';
@@ -19,6 +20,7 @@ interface Probe {
 }
 interface Container {
   name: string;
+  image: string;
   ports: { name: string; containerPort: number }[];
   env?: { name: string; value: string }[];
   startupProbe: Probe;
@@ -39,12 +41,8 @@ function load(file: string): Manifest[] {
   return parseAllDocuments(readFileSync(path.join(K8S, file), 'utf8')).map((doc) => doc.toJS() as Manifest);
 }
 
-const all = [
-  'deployment.yaml',
-  'service.yaml',
-  'pod-disruption-budget.yaml',
-  'horizontal-pod-autoscaler.yaml',
-].flatMap(load);
+const kustomization = load('kustomization.yaml')[0] as unknown as { resources: string[] };
+const all = kustomization.resources.flatMap(load);
 const byKind = (kind: string) => {
   const found = all.find((m) => m.kind === kind);
   if (!found) throw new Error(`no ${kind} manifest`);
@@ -68,6 +66,18 @@ const container = deployment.spec.template.spec.containers[0]!;
 const env = Object.fromEntries((container.env ?? []).map(({ name, value }) => [name, value]));
 
 describe('Kubernetes Deployment', () => {
+  it('is applied with every manifest in the folder', () => {
+    const files = readdirSync(K8S).filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml');
+    expect([...kustomization.resources].sort()).toEqual(files.sort());
+  });
+
+  it('names the image by the app’s version, never a moving tag', () => {
+    const { version } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+      version: string;
+    };
+    expect(container.image).toBe(`app-shell:${version}`);
+  });
+
   it('runs two or more replicas', () => {
     expect(deployment.spec.replicas).toBeGreaterThanOrEqual(2);
   });
@@ -182,4 +192,86 @@ describe('Dockerfile', () => {
   it('exposes the port the manifests use', () => {
     expect(instructions).toContain(`EXPOSE ${container.ports[0]!.containerPort}`);
   });
+});
+
+describe('NetworkPolicy', () => {
+  interface Peer {
+    ipBlock?: { cidr: string; except?: string[] };
+    namespaceSelector?: { matchLabels: Record<string, string> };
+    podSelector?: { matchLabels: Record<string, string> };
+  }
+  interface Rule {
+    to?: Peer[];
+    from?: Peer[];
+    ports?: { port: string | number; protocol: string }[];
+  }
+  const policy = byKind('NetworkPolicy') as Manifest & {
+    spec: {
+      podSelector: { matchLabels: Record<string, string> };
+      policyTypes: string[];
+      ingress: Rule[];
+      egress: Rule[];
+    };
+  };
+  const port = container.ports[0]!;
+
+  it('applies to the Deployment’s pods, in both directions', () => {
+    expect(policy.spec.podSelector.matchLabels).toEqual(deployment.spec.template.metadata.labels);
+    expect([...policy.spec.policyTypes].sort()).toEqual(['Egress', 'Ingress']);
+  });
+
+  it('lets in only the app’s port', () => {
+    expect(policy.spec.ingress).toHaveLength(1);
+    const [rule] = policy.spec.ingress;
+    expect(rule!.from).toBeUndefined();
+    expect(rule!.ports).toEqual([{ port: port.name, protocol: 'TCP' }]);
+  });
+
+  it('lets out DNS to kube-dns and HTTPS to the ingest addresses, nothing else', () => {
+    expect(policy.spec.egress).toHaveLength(2);
+    const [dns, ingest] = policy.spec.egress;
+    expect(dns!.to).toEqual([
+      {
+        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } },
+        podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } },
+      },
+    ]);
+    expect(dns!.ports).toEqual([
+      { port: 53, protocol: 'UDP' },
+      { port: 53, protocol: 'TCP' },
+    ]);
+    expect(ingest!.ports).toEqual([{ port: 443, protocol: 'TCP' }]);
+    expect(ingest!.to!.length).toBeGreaterThan(0);
+    for (const peer of ingest!.to!) {
+      // Addresses only, each a single host (IPv4 /32) or one provider's IPv6 /64: no selector, and
+      // nothing as wide as 0.0.0.0/0.
+      expect(Object.keys(peer)).toEqual(['ipBlock']);
+      expect(peer.ipBlock!.cidr).toMatch(/^(\d{1,3}\.){3}\d{1,3}\/32$|^[0-9a-f:]+\/64$/);
+    }
+  });
+});
+
+describe('.dockerignore', () => {
+  const rules = dockerignore().add(readFileSync(path.join(ROOT, '.dockerignore'), 'utf8').split('\n'));
+
+  it.each([
+    '.env',
+    '.env.local',
+    '.env.production',
+    '.env.production.local',
+    '.env.development',
+    '.env.staging',
+    '.env.test.local',
+    'deploy/.env',
+    'pages/.env.production',
+  ])('keeps %s out of the build context', (file) => {
+    expect(rules.ignores(file)).toBe(true);
+  });
+
+  it.each(['.env.example', 'package.json', 'pages/404.tsx', 'scripts/assemble-standalone.sh'])(
+    'sends %s',
+    (file) => {
+      expect(rules.ignores(file)).toBe(false);
+    },
+  );
 });
