@@ -122,15 +122,40 @@ describe('the tunnel', () => {
     expect(res.headers.get('x-other')).toBeNull();
   });
 
+  // Each differs from the live DSN in one component only, so each check is tested on its own.
   it.each([
-    ['another key', DSN.replace('publickey', 'otherkey')],
-    ['another project', DSN.replace('/7', '/8')],
-    ['another host', DSN.replace('127.0.0.1', 'example.org')],
-    ['the same host with an explicit default port', 'http://publickey@127.0.0.1:80/7'],
-  ])('refuses an envelope for %s with 403 and forwards nothing', async (_name, dsn) => {
-    const res = await post(envelope(dsn.replace(':9/', ':1/')));
+    ['another key', () => tunnelDsn.replace('publickey', 'otherkey')],
+    ['another project', () => tunnelDsn.replace(/\/7$/, '/8')],
+    ['another host (the same machine, spelled localhost)', () => tunnelDsn.replace('127.0.0.1', 'localhost')],
+    ['another port', () => tunnelDsn.replace(/:(\d+)\//, (_m, port: string) => `:${Number(port) + 1}/`)],
+    ['another scheme', () => tunnelDsn.replace('http:', 'https:')],
+  ])('refuses an envelope for %s with 403 and forwards nothing', async (_name, other) => {
+    const dsn = other();
+    expect(dsn).not.toBe(tunnelDsn);
+    const res = await post(envelope(dsn));
     expect(res.status).toBe(403);
     expect(forwarded).toEqual([]);
+    // The control: the live DSN, on the same tunnel, goes through.
+    expect((await post(envelope(tunnelDsn))).status).toBe(200);
+    expect(forwarded).toHaveLength(1);
+  });
+
+  it('refuses the same DSN spelled with its default port made explicit (the match is exact)', async () => {
+    const noPort = createTunnel({ dsn: 'http://publickey@127.0.0.1/7', path: PATH, timeoutMs: 300 });
+    const answers: number[] = [];
+    const server = createServer((req, res) => void noPort.handle(req, res));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const at = `http://127.0.0.1:${(server.address() as AddressInfo).port}${PATH}`;
+    for (const dsn of ['http://publickey@127.0.0.1:80/7', 'http://publickey@127.0.0.1/7']) {
+      answers.push((await fetch(at, { method: 'POST', body: envelope(dsn) })).status);
+    }
+    noPort.close();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    // The explicit port is refused; the exact spelling passes the check and is forwarded (to port
+    // 80 on loopback, where nothing listens here: 502).
+    expect(answers[0]).toBe(403);
+    expect(answers[1]).not.toBe(403);
   });
 
   it.each([
