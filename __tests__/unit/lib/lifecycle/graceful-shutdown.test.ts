@@ -7,19 +7,51 @@ import { resetLifecycle } from '../../../../lib/lifecycle/state';
 
 let server: Server;
 let base: string;
-let releaseSlow: () => void;
+/** Requests to /slow/<name> wait until the test releases them. */
+let slow: Map<string, { arrived: Promise<void>; arrive: () => void; release: () => void }>;
+/** Resolves when the server stops accepting connections. */
+let stoppedAccepting: Promise<void>;
+
+function gate(name: string) {
+  let entry = slow.get(name);
+  if (!entry) {
+    let arrive!: () => void;
+    const arrived = new Promise<void>((resolve) => (arrive = resolve));
+    entry = { arrived, arrive, release: () => {} };
+    slow.set(name, entry);
+  }
+  return entry;
+}
+
+/** What fetch() rejected with, by its low-level code: refused before, or closed after arriving. */
+function failureOf(request: Promise<Response>): Promise<string> {
+  return request.then(
+    (res) => `answered ${res.status}`,
+    (error: Error & { cause?: { code?: string } }) => error.cause?.code ?? error.message,
+  );
+}
 
 beforeEach(async () => {
   resetLifecycle();
   jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
   jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
-  const slowGate = new Promise<void>((resolve) => (releaseSlow = resolve));
+  slow = new Map();
   server = createServer((req, res) => {
-    if (req.url === '/slow') {
-      void slowGate.then(() => res.end('slow done'));
+    if (req.url?.startsWith('/slow/')) {
+      const entry = gate(req.url.slice('/slow/'.length));
+      entry.release = () => res.end('slow done');
+      entry.arrive();
       return;
     }
     res.end(`phase=${currentPhase()}`);
+  });
+  const close = server.close.bind(server);
+  stoppedAccepting = new Promise((resolve) => {
+    server.close = (callback?: (error?: Error) => void) => {
+      close(callback);
+      resolve();
+      return server;
+    };
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -27,7 +59,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  releaseSlow();
+  for (const entry of slow.values()) entry.release();
   server.closeAllConnections();
   await new Promise((resolve) => server.close(() => resolve(undefined)));
   jest.restoreAllMocks();
@@ -55,27 +87,39 @@ describe('graceful shutdown', () => {
 
   it('stops accepting after the drain but lets an in-flight request finish', async () => {
     const { exit, shutdown } = install({ drainMs: 0, shutdownTimeoutMs: 5000 });
-    const slow = fetch(`${base}/slow`).then((res) => res.text());
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    const inFlight = fetch(`${base}/slow/a`).then((res) => res.text());
+    await gate('a').arrived;
     const done = shutdown('test');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    await expect(fetch(`${base}/`)).rejects.toThrow();
+    await stoppedAccepting;
+    // A new connection is refused: not reset, not answered.
+    expect(await failureOf(fetch(`${base}/`))).toBe('ECONNREFUSED');
     expect(exit).not.toHaveBeenCalled();
-    releaseSlow();
-    expect(await slow).toBe('slow done');
+    gate('a').release();
+    expect(await inFlight).toBe('slow done');
     await done;
     expect(exit).toHaveBeenCalledWith(0);
   });
 
-  it('gives up on requests that outlast the shutdown timeout and still exits 0', async () => {
-    const { exit, shutdown } = install({ drainMs: 0, shutdownTimeoutMs: 100 });
-    const slow = fetch(`${base}/slow`).then(
-      () => 'answered',
-      () => 'connection closed',
-    );
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    await shutdown('test');
-    expect(await slow).toBe('connection closed');
+  it('waits up to the shutdown timeout, then closes what is still in flight and exits 0', async () => {
+    const stderr = process.stderr.write as unknown as jest.Mock;
+    const { exit, shutdown } = install({ drainMs: 0, shutdownTimeoutMs: 300 });
+    const finishes = fetch(`${base}/slow/finishes`).then((res) => res.text());
+    const outlasts = failureOf(fetch(`${base}/slow/outlasts`));
+    await Promise.all([gate('finishes').arrived, gate('outlasts').arrived]);
+    const done = shutdown('test');
+    await stoppedAccepting;
+    // Released only once the server has stopped accepting: answered because shutdown waits.
+    gate('finishes').release();
+    expect(await finishes).toBe('slow done');
+    expect(exit).not.toHaveBeenCalled();
+    await done;
+    // The other arrived before shutdown, so its connection was closed under it, not refused.
+    expect(await outlasts).toBe('UND_ERR_SOCKET');
+    const abandoned = stderr.mock.calls
+      .map(([line]) => String(line))
+      .filter((line) => line.includes('lifecycle.requests_abandoned'));
+    expect(abandoned).toHaveLength(1);
+    expect(JSON.parse(abandoned[0]!)).toEqual(expect.objectContaining({ count: 1, shutdownTimeoutMs: 300 }));
     expect(exit).toHaveBeenCalledWith(0);
   });
 
