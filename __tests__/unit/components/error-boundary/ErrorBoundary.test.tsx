@@ -4,8 +4,11 @@ import { useState } from 'react';
 import { ErrorBoundary } from '../../../../components/error-boundary/ErrorBoundary';
 
 let shouldThrow = true;
+/** How many times React tried to render the child. */
+let attempts = 0;
 
 function Flaky() {
+  attempts += 1;
   if (shouldThrow) throw new Error('render failed');
   return <p>All good</p>;
 }
@@ -21,6 +24,7 @@ function fallback({ reset, reference }: { reset: () => void; reference?: string 
 
 beforeEach(() => {
   shouldThrow = true;
+  attempts = 0;
   // React logs caught render errors; keep the test output readable.
   jest.spyOn(console, 'error').mockImplementation(() => {});
 });
@@ -59,14 +63,21 @@ describe('ErrorBoundary', () => {
     expect(screen.getByText('All good')).toBeInTheDocument();
   });
 
-  it('shows the fallback again if the child still throws after "try again"', async () => {
+  it('renders the child again on "try again", and shows the fallback again if it still throws', async () => {
+    const onError = jest.fn<string, [unknown]>();
+    onError.mockReturnValueOnce('first').mockReturnValueOnce('second');
     render(
-      <ErrorBoundary fallback={fallback}>
+      <ErrorBoundary fallback={fallback} onError={onError}>
         <Flaky />
       </ErrorBoundary>,
     );
+    expect(screen.getByText('Fallback shown first')).toBeInTheDocument();
+    const before = attempts;
     await userEvent.click(screen.getByRole('button', { name: 'Try again' }));
-    expect(screen.getByText('Fallback shown')).toBeInTheDocument();
+    // The boundary reset and tried the child again: a new attempt, a new error, a new reference.
+    expect(attempts).toBeGreaterThan(before);
+    expect(onError).toHaveBeenCalledTimes(2);
+    expect(screen.getByText('Fallback shown second')).toBeInTheDocument();
   });
 
   it('clears the fallback when the reset key changes (a new route)', async () => {
