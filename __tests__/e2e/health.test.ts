@@ -13,7 +13,17 @@ const EXPECTED_RELEASE =
   execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
 
 beforeAll(async () => {
-  server = await startServer({ distDir: PRODUCTION_DIST });
+  // This suite checks the contract, not this machine's load: thresholds no reading here can reach
+  // keep a busy CI machine from turning 'pass' into 'warn'. (Grading is unit-tested.)
+  server = await startServer({
+    distDir: PRODUCTION_DIST,
+    env: {
+      HEALTH_EVENT_LOOP_DELAY_MS_WARN: '599999',
+      HEALTH_EVENT_LOOP_DELAY_MS_FAIL: '600000',
+      HEALTH_HEAP_USED_RATIO_WARN: '0.99',
+      HEALTH_HEAP_USED_RATIO_FAIL: '1',
+    },
+  });
   process.stdout.write(`[e2e] start to first ready answer: ${server.readyAfterMs} ms\n`);
 });
 

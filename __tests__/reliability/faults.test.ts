@@ -59,7 +59,7 @@ describe('when the ingest misbehaves', () => {
       const failures = [
         answers[0]!.status !== 404,
         answers[1]!.status !== 200,
-        answers[2]!.status !== 200 || health.status !== 'pass',
+        answers[2]!.status !== 200 || health.status === 'fail',
         answers[3]!.status !== 500,
         !tunnelStatuses.includes(tunnel.status) || tunnel.ms > TUNNEL_DEADLINE_MS,
       ].filter(Boolean).length;
@@ -71,7 +71,14 @@ describe('when the ingest misbehaves', () => {
         note: `tunnel answered ${tunnel.status}`,
       });
       expect(answers.map((a) => a.status)).toEqual([404, 200, 200, 500]);
-      expect(health.status).toBe('pass');
+      // The ingest is not one of health's checks: its faults cannot fail readiness. (Whether this
+      // busy machine's event loop makes it 'warn' is not what this test is about.)
+      expect(health.status).not.toBe('fail');
+      expect(Object.keys(health.checks).sort()).toEqual([
+        'eventloop:delay',
+        'memory:utilization',
+        'server:lifecycle',
+      ]);
       expect(answers[3]!.body).toContain('Sorry, there is a problem with the service');
       expect(tunnelStatuses).toContain(tunnel.status);
       expect(tunnel.ms).toBeLessThan(TUNNEL_DEADLINE_MS);
