@@ -19,13 +19,21 @@ export async function register() {
 
 export const onRequestError: Instrumentation.onRequestError = async (error, request, context) => {
   if (process.env.NEXT_RUNTIME !== 'nodejs') return;
-  const { reportServerError } = await import('./lib/reporting/node/reporter');
-  const declared = (error as { statusCode?: unknown } | null)?.statusCode;
-  reportServerError(error, {
-    route: context.routePath,
-    method: request.method,
-    status: typeof declared === 'number' ? declared : 500,
-    path: request.path,
-    mechanism: `onRequestError:${context.routeType}`,
-  });
+  const [{ reportServerError }, { whenAnswered }] = await Promise.all([
+    import('./lib/reporting/node/reporter'),
+    import('./lib/reporting/node/answered-status'),
+  ]);
+  const report = (status: number) =>
+    reportServerError(error, {
+      route: context.routePath,
+      method: request.method,
+      status,
+      path: request.path,
+      mechanism: `onRequestError:${context.routeType}`,
+    });
+  // A page that throws is answered 500, and _error shows this report's id: report it now. An API
+  // route's error is reported by the status it was answered with (answered-status.ts): a client
+  // error Next throws itself (400 "Invalid JSON") is not this app's failure. Without the app's
+  // server there is no answer to wait for, and it counts as a 500.
+  if (context.routeType !== 'route' || !whenAnswered(report)) report(500);
 };

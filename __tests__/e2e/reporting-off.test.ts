@@ -6,7 +6,7 @@ import type { Browser } from 'playwright-core';
 import { launchBrowser, openWatchedPage } from '../support/browser';
 import { rawRequest } from '../support/http';
 import { FIXTURE_DIST, PRODUCTION_DIST, ROOT } from '../support/paths';
-import { type RunningServer, startServer } from '../support/server';
+import { type RunningServer, startServer, waitForOutput } from '../support/server';
 
 let server: RunningServer;
 let browser: Browser;
@@ -33,7 +33,12 @@ describe('without SENTRY_DSN', () => {
     await watched.page.waitForLoadState('load');
     await watched.page.getByRole('button', { name: 'Break the page' }).click();
     await watched.page.getByRole('heading', { name: 'Sorry, this page stopped working' }).waitFor();
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // The point at which a build with a DSN would load the SDK: the reporter asks for an idle
+    // callback once the page has loaded (timeout 3 s). One asked for now runs after it.
+    await watched.page.evaluate(
+      () => new Promise<void>((resolve) => requestIdleCallback(() => resolve(), { timeout: 3000 })),
+    );
+    await watched.page.waitForLoadState('networkidle');
     const own = (url: string) =>
       url.startsWith(`${server.url}/_next/`) || url.startsWith(`${server.url}/__fixtures__/`);
     expect(watched.requests.filter((url) => !own(url) && !url.endsWith('/favicon.ico'))).toEqual([]);
@@ -46,7 +51,11 @@ describe('without SENTRY_DSN', () => {
     expect(response.status).toBe(500);
     const reference = response.body.match(/data-reference="([0-9a-f]{32})"/)?.[1];
     expect(reference).toBeDefined();
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // A barrier: the line for an error caused after this one comes after this one's line(s).
+    expect((await rawRequest(server.url, '/api/__fixtures__/marker?id=off', { method: 'GET' })).status).toBe(
+      500,
+    );
+    await waitForOutput(server, /Fixture marker off/);
     const lines = server
       .output()
       .split('\n')

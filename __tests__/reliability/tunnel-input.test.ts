@@ -31,8 +31,8 @@ const others: [string, string][] = [
   ['another key', build.dsn.replace(dsn.username, 'otherkey')],
   ['another project', build.dsn.replace(/\/1$/, '/2')],
   ['another host', build.dsn.replace('127.0.0.1', 'ingest.example.org')],
-  ['the same host with an explicit port', build.dsn.replace(`:${dsn.port}/`, `:0${dsn.port}/`)],
-  ['the same host with the default port', `http://${dsn.username}@127.0.0.1:80/1`],
+  ['the same port spelled with a leading zero', build.dsn.replace(`:${dsn.port}/`, `:0${dsn.port}/`)],
+  ['another port (80)', build.dsn.replace(`:${dsn.port}/`, ':80/')],
 ];
 
 const cases: [string, () => Buffer, number][] = [

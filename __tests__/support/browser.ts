@@ -1,5 +1,5 @@
 // Debian's Chromium driven by playwright-core (this machine cannot download Playwright's browsers).
-import { type Browser, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContextOptions, chromium, type Page, type Request } from 'playwright-core';
 import type { SdkLoadedEvent } from '../../lib/reporting/browser/types';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../scripts/lib/chromium';
 
@@ -20,6 +20,8 @@ export interface WatchedPage {
   pageErrors: string[];
   /** Every URL the page requested. */
   requests: string[];
+  /** How many of the page's requests whose URL passes `test` have had no answer (and not failed) yet. */
+  inFlight: (test: (url: string) => boolean) => number;
   cspViolations: () => Promise<string[]>;
   close: () => Promise<void>;
 }
@@ -60,11 +62,18 @@ export async function openWatchedPage(
   });
   page.on('pageerror', (error) => pageErrors.push(error.message));
   page.on('request', (request) => requests.push(request.url()));
+  const pending = new Set<Request>();
+  page.on('request', (request) => pending.add(request));
+  // Answered is enough: Chromium reports no 'requestfinished' for keepalive fetches (the SDK's).
+  page.on('response', (response) => pending.delete(response.request()));
+  page.on('requestfinished', (request) => pending.delete(request));
+  page.on('requestfailed', (request) => pending.delete(request));
   return {
     page,
     consoleErrors,
     pageErrors,
     requests,
+    inFlight: (test) => [...pending].filter((request) => test(request.url())).length,
     cspViolations: async () =>
       options.javaScriptEnabled === false
         ? []

@@ -34,3 +34,19 @@ export function startServer({
     timeoutMs: 30_000,
   });
 }
+
+/**
+ * Resolves once the server has printed a line matching `pattern` (its logs are the events it
+ * announces); rejects after `timeoutMs`, so a line that never comes fails the test, not the suite.
+ */
+export async function waitForOutput(
+  server: RunningServer,
+  pattern: RegExp,
+  timeoutMs = 10_000,
+): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!pattern.test(server.output())) {
+    if (performance.now() > deadline) throw new Error(`the server never printed ${pattern}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}

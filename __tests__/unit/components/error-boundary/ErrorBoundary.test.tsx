@@ -4,11 +4,11 @@ import { useState } from 'react';
 import { ErrorBoundary } from '../../../../components/error-boundary/ErrorBoundary';
 
 let shouldThrow = true;
-/** How many times React tried to render the child. */
-let attempts = 0;
+/** Called each time React tries to render the child. */
+const attempt = jest.fn();
 
 function Flaky() {
-  attempts += 1;
+  attempt();
   if (shouldThrow) throw new Error('render failed');
   return <p>All good</p>;
 }
@@ -24,7 +24,7 @@ function fallback({ reset, reference }: { reset: () => void; reference?: string 
 
 beforeEach(() => {
   shouldThrow = true;
-  attempts = 0;
+  attempt.mockClear();
   // React logs caught render errors; keep the test output readable.
   jest.spyOn(console, 'error').mockImplementation(() => {});
 });
@@ -72,10 +72,10 @@ describe('ErrorBoundary', () => {
       </ErrorBoundary>,
     );
     expect(screen.getByText('Fallback shown first')).toBeInTheDocument();
-    const before = attempts;
+    const before = attempt.mock.calls.length;
     await userEvent.click(screen.getByRole('button', { name: 'Try again' }));
     // The boundary reset and tried the child again: a new attempt, a new error, a new reference.
-    expect(attempts).toBeGreaterThan(before);
+    expect(attempt.mock.calls.length).toBeGreaterThan(before);
     expect(onError).toHaveBeenCalledTimes(2);
     expect(screen.getByText('Fallback shown second')).toBeInTheDocument();
   });

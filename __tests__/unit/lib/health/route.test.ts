@@ -79,14 +79,15 @@ describe('health route', () => {
     }
   });
 
-  it.each(PATHS)('%s answers HEAD with the same status and headers as GET, and no body', async (path) => {
+  // (Whether bytes follow a HEAD answer can only be seen at the socket: e2e/health.test.ts.)
+  it.each(PATHS)('%s answers HEAD with the same status and headers as GET', async (path) => {
     enterPhase('ready');
     const get = await fetch(`${base}${path}`);
     const head = await fetch(`${base}${path}`, { method: 'HEAD' });
     expect(head.status).toBe(get.status);
     expect(head.headers.get('content-type')).toBe(get.headers.get('content-type'));
     expect(head.headers.get('cache-control')).toBe(get.headers.get('cache-control'));
-    expect(await head.text()).toBe('');
+    expect(head.headers.get('content-length')).toBe(get.headers.get('content-length'));
   });
 
   it.each(PATHS)('%s answers OPTIONS with 204 and Allow', async (path) => {

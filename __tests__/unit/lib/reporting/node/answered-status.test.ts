@@ -1,0 +1,66 @@
+/** @jest-environment node */
+import { once } from 'node:events';
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { responseStore, whenAnswered } from '../../../../../lib/reporting/node/answered-status';
+
+let server: Server;
+let answer: (res: import('node:http').ServerResponse) => void;
+let seen: Promise<number>;
+let see: (status: number) => void;
+
+beforeAll(async () => {
+  server = createServer((_req, res) => {
+    responseStore().run(res, async () => {
+      // As Next does: the error is reported before the answer is written, after an await.
+      await Promise.resolve();
+      expect(whenAnswered(see)).toBe(true);
+      answer(res);
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+});
+
+afterAll(() => {
+  server.closeAllConnections();
+  server.close();
+});
+
+beforeEach(() => {
+  seen = new Promise((resolve) => (see = resolve));
+});
+
+function get(): Promise<number> {
+  return new Promise((resolve) => {
+    const req = request({ port: (server.address() as AddressInfo).port, host: '127.0.0.1' }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', () => resolve(0));
+    req.end();
+  });
+}
+
+describe('whenAnswered', () => {
+  it.each([400, 413, 500, 503])(
+    'hands over the status the response was answered with (%i)',
+    async (status) => {
+      answer = (res) => res.writeHead(status).end();
+      expect(await get()).toBe(status);
+      expect(await seen).toBe(status);
+    },
+  );
+
+  it('counts a response that never sent its headers as 500', async () => {
+    answer = (res) => res.destroy();
+    await get();
+    expect(await seen).toBe(500);
+  });
+
+  it('returns false outside a request, so the caller decides by itself', () => {
+    const called = jest.fn();
+    expect(whenAnswered(called)).toBe(false);
+    expect(called).not.toHaveBeenCalled();
+  });
+});
