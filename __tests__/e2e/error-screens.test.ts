@@ -56,6 +56,8 @@ describe('a missing page', () => {
     expect(await watched.page.getByText('If you typed the web address, check it is correct.').count()).toBe(
       1,
     );
+    expect(await watched.page.getByRole('button').count()).toBe(0);
+    expect(await watched.cspViolations()).toEqual([]);
     await watched.close();
   });
 

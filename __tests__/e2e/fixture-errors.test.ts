@@ -44,6 +44,21 @@ describe('a server render error', () => {
       '/__fixtures__/server-error?attempt=1',
     );
     expect(await watched.page.content()).not.toMatch(/Fixture server render error|at .*\.js/);
+    // Controls that need JavaScript are not offered when it is off; the retry link works without.
+    expect(await watched.page.getByRole('button').count()).toBe(0);
+    expect(await watched.cspViolations()).toEqual([]);
+    await watched.close();
+  });
+
+  it('shows the 4xx screen with JavaScript off: no button, no CSP violation', async () => {
+    const watched = await openWatchedPage(browser, { javaScriptEnabled: false });
+    const response = await watched.page.goto(`${server.url}/__fixtures__/bad-request`);
+    expect(response?.status()).toBe(400);
+    expect(await watched.page.getByRole('heading', { level: 1 }).textContent()).toBe(
+      'Sorry, this web address or request cannot be used',
+    );
+    expect(await watched.page.getByRole('button').count()).toBe(0);
+    expect(await watched.cspViolations()).toEqual([]);
     await watched.close();
   });
 

@@ -45,6 +45,8 @@ describe('security headers', () => {
     expect(res.headers['referrer-policy']).toBe('strict-origin-when-cross-origin');
     expect(res.headers['permissions-policy']).toContain('camera=()');
     expect(res.headers['cross-origin-opener-policy']).toBe('same-origin');
+    expect(res.headers['cross-origin-resource-policy']).toBe('same-origin');
+    expect(res.headers['x-frame-options']).toBe('DENY');
     expect(res.headers['x-powered-by']).toBeUndefined();
     expect(res.headers['set-cookie']).toBeUndefined();
   });

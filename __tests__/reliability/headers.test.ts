@@ -101,6 +101,8 @@ function problems(answer: RawAnswer): string[] {
   if (!one('referrer-policy')) found.push('no Referrer-Policy');
   if (!one('permissions-policy')) found.push('no Permissions-Policy');
   if (one('cross-origin-opener-policy') !== 'same-origin') found.push('no COOP');
+  if (one('cross-origin-resource-policy') !== 'same-origin') found.push('no CORP');
+  if (one('x-frame-options') !== 'DENY') found.push('no X-Frame-Options');
   if (answer.headers['set-cookie']) found.push('sets a cookie');
   if (answer.headers['x-powered-by']) found.push('X-Powered-By');
   for (const [name, values] of Object.entries(answer.headers)) {

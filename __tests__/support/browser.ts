@@ -50,6 +50,14 @@ export async function openWatchedPage(
     });
   }, 'app-shell:sdk-loaded' satisfies SdkLoadedEvent);
   const page = await context.newPage();
+  // CSP violations as Chromium logs them, through the DevTools protocol: this works with JavaScript
+  // off too, where no listener in the page can run.
+  const cspLogged: string[] = [];
+  const devtools = await context.newCDPSession(page);
+  devtools.on('Log.entryAdded', ({ entry }) => {
+    if (/Content Security Policy/.test(entry.text)) cspLogged.push(entry.text);
+  });
+  await devtools.send('Log.enable');
   const consoleErrors: string[] = [];
   const pageErrors: string[] = [];
   const requests: string[] = [];
@@ -74,10 +82,14 @@ export async function openWatchedPage(
     pageErrors,
     requests,
     inFlight: (test) => [...pending].filter((request) => test(request.url())).length,
-    cspViolations: async () =>
-      options.javaScriptEnabled === false
+    cspViolations: async () => [
+      ...cspLogged,
+      ...(options.javaScriptEnabled === false
         ? []
-        : page.evaluate(() => (window as unknown as { __cspViolations?: string[] }).__cspViolations ?? []),
+        : await page.evaluate(
+            () => (window as unknown as { __cspViolations?: string[] }).__cspViolations ?? [],
+          )),
+    ],
     close: () => context.close(),
   };
 }
