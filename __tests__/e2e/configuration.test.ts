@@ -2,7 +2,7 @@
 // it) or the environment, and a bad value stopping the start with one line. Each case runs the
 // compiled server from a folder of its own, so no test writes a .env into the repository.
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startServerProcess } from '../../scripts/lib/server-process';
@@ -130,5 +130,32 @@ describe('configuration at start', () => {
     expect(lines).toHaveLength(1);
     for (const name of ['PORT', 'SHUTDOWN_DRAIN_MS', 'HEALTH_HEAP_USED_RATIO_FAIL'])
       expect(lines[0]).toContain(name);
+  });
+});
+
+describe('configuration at build', () => {
+  const DIST = '.next-bad-config';
+
+  afterEach(() => rmSync(path.join(ROOT, DIST), { recursive: true, force: true }));
+
+  it('stops `npm run build` with exit 1 and one line naming every bad variable, before building anything', () => {
+    const result = spawnSync('npm', ['run', '--silent', 'build'], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        NEXT_TELEMETRY_DISABLED: '1',
+        NEXT_DIST_DIR: DIST,
+        SENTRY_DSN: 'not a dsn',
+        SENTRY_TUNNEL_PATH: 'no-slash',
+      },
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    const errors = result.stderr.split('\n').filter(Boolean);
+    expect(result.status).toBe(1);
+    expect(errors).toEqual([
+      'Invalid error-reporting configuration: SENTRY_DSN is malformed: it is not a URL; SENTRY_TUNNEL_PATH must be one path segment of 3-64 letters, digits, - or _, such as /t7q2x (got "no-slash").',
+    ]);
+    expect(existsSync(path.join(ROOT, DIST, 'BUILD_ID'))).toBe(false);
   });
 });
