@@ -425,6 +425,25 @@ describe('the tunnel', () => {
   });
 });
 
+describe('on SIGTERM', () => {
+  it('delivers a report made while the server stops before the process exits', async () => {
+    // A server of its own, so stopping it leaves the suite's server alone.
+    const stopping = await startServer({
+      distDir: REPORTING_DIST,
+      env: { SHUTDOWN_DRAIN_MS: '200', SHUTDOWN_TIMEOUT_MS: '5000' },
+    });
+    // The ingest takes 1 s to answer and keeps a report only if its sender is still there then.
+    ingest.setMode('slow');
+    // In flight when SIGTERM arrives (sent first; the drain keeps accepting for 200 ms); it fails
+    // after 600 ms, while the server waits for in-flight requests.
+    const inFlight = rawRequest(stopping.url, '/api/__fixtures__/marker?id=sigterm&afterMs=600');
+    stopping.child.kill('SIGTERM');
+    expect((await inFlight).status).toBe(500);
+    expect(await stopping.exited).toBe(0);
+    expect(ingest.eventsWithMessage('Fixture marker sigterm')).toHaveLength(1);
+  });
+});
+
 describe('with the ingest stopped', () => {
   it('pages still work and the tunnel answers 502 at once', async () => {
     await ingest.stop();

@@ -38,7 +38,13 @@ export interface SentryEventPayload {
   user?: unknown;
 }
 
-export type IngestMode = 'ok' | 'rate-limited' | 'failing' | 'hanging';
+/**
+ * `slow`: holds each envelope for SLOW_INGEST_MS and keeps it only if the sender is still there to
+ * get the answer, as a sender that exits mid-request would lose it.
+ */
+export type IngestMode = 'ok' | 'rate-limited' | 'failing' | 'hanging' | 'slow';
+
+export const SLOW_INGEST_MS = 1000;
 
 export interface Ingest {
   port: number;
@@ -63,13 +69,22 @@ export async function startIngest(port: number): Promise<Ingest> {
       if (mode === 'hanging') return; // never answer
       try {
         const [header, items] = parseEnvelope(new Uint8Array(body));
-        envelopes.push({
+        const envelope = {
           path: req.url ?? '',
           headers: req.headers,
           raw: body.toString('utf8'),
           header: header as Record<string, unknown>,
           items: items as unknown as [Record<string, unknown>, unknown][],
-        });
+        };
+        if (mode === 'slow') {
+          setTimeout(() => {
+            if (req.socket.destroyed) return;
+            envelopes.push(envelope);
+            res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
+          }, SLOW_INGEST_MS);
+          return;
+        }
+        envelopes.push(envelope);
       } catch {
         res.writeHead(400).end('bad envelope');
         return;

@@ -2,6 +2,9 @@
 // reporting tests use it as a barrier: once its event has arrived, any event the server reported
 // before it has arrived too.
 /** @type {import('next').NextApiHandler} */
-export default function markerFixture(req) {
+// With ?afterMs=, it throws only after that long: a request still in flight when the server is told to stop.
+export default async function markerFixture(req) {
+  const afterMs = Number(req.query.afterMs) || 0;
+  if (afterMs > 0) await new Promise((resolve) => setTimeout(resolve, afterMs));
   throw new Error(`Fixture marker ${String(req.query.id)}`);
 }
