@@ -88,8 +88,9 @@ describe('when the ingest misbehaves', () => {
   it('left no unhandled rejection or uncaught exception behind', async () => {
     const ingest = stack.ingest ?? (await stack.restartIngest());
     ingest.setMode('ok');
-    // Give a hanging report time to hit the client's own timeout.
-    await new Promise((resolve) => setTimeout(resolve, 6000));
+    // Wait until every sender the hanging ingest held (the tunnel, the server's own report) has hit
+    // its own timeout and closed the connection: only then would a rejection have surfaced.
+    await ingest.waitFor(() => (ingest.heldOpen() === 0 ? true : undefined));
     expect(server.output()).not.toMatch(/unhandled_rejection|uncaught_exception|UnhandledPromiseRejection/);
     expect(server.child.exitCode).toBeNull();
   });

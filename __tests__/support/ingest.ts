@@ -52,6 +52,8 @@ export interface Ingest {
   events: () => SentryEventPayload[];
   eventsWithMessage: (text: string) => SentryEventPayload[];
   setMode: (mode: IngestMode) => void;
+  /** Requests held unanswered in `hanging` mode whose sender has not given up (closed) yet. */
+  heldOpen: () => number;
   /** Resolves once `predicate` holds, polling for up to `timeoutMs`. */
   waitFor: <T>(read: () => T | undefined, timeoutMs?: number) => Promise<T>;
   stop: () => Promise<void>;
@@ -61,12 +63,18 @@ export async function startIngest(port: number): Promise<Ingest> {
   const envelopes: ReceivedEnvelope[] = [];
   let mode: IngestMode = 'ok';
   const sockets = new Set<Socket>();
+  const held = new Set<Socket>();
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      if (mode === 'hanging') return; // never answer
+      if (mode === 'hanging') {
+        // Never answer; remember the request until its sender closes the connection.
+        held.add(req.socket);
+        req.socket.once('close', () => held.delete(req.socket));
+        return;
+      }
       try {
         const [header, items] = parseEnvelope(new Uint8Array(body));
         const envelope = {
@@ -123,6 +131,7 @@ export async function startIngest(port: number): Promise<Ingest> {
     envelopes,
     events,
     eventsWithMessage: (text) => events().filter((event) => messageOf(event).includes(text)),
+    heldOpen: () => held.size,
     setMode: (next) => {
       mode = next;
     },
