@@ -8,7 +8,7 @@ const KINDS = ['not-found', 'bad-request', 'server-error', 'client-exception'] a
 
 /** The screen and its copy, loaded afresh with the build-time values in `env` (site.ts reads them once). */
 function load(env: Record<string, string>) {
-  const saved = { ...process.env };
+  const saved = Object.fromEntries(Object.keys(env).map((name) => [name, process.env[name]]));
   Object.assign(process.env, env);
   let loaded!: {
     renderToString: (element: React.ReactElement) => string;
@@ -32,7 +32,10 @@ function load(env: Record<string, string>) {
     };
   });
   /* eslint-enable @typescript-eslint/no-require-imports */
-  process.env = saved;
+  for (const [name, value] of Object.entries(saved)) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
   return loaded;
 }
 
