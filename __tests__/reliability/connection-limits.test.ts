@@ -2,12 +2,12 @@
 // timeout, a bound on open connections and a timer that enforces them every second. Slow clients
 // cannot hold sockets for minutes, readiness keeps answering while they try, and a parse error never
 // writes into an answer in flight.
-import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { PRODUCTION_DIST } from '../support/paths';
 import { buildRequest, sendRaw } from '../support/raw-http';
 import { recordResult } from '../support/results';
 import { type RunningServer, startServer } from '../support/server';
+import { rssMiB } from '../support/memory';
 
 const FLOOD = 400;
 const TRICKLE_EVERY_MS = 2000;
@@ -17,10 +17,6 @@ const CHECK_INTERVAL_MS = 1000;
 /** Kubernetes' default probe timeout: a readiness answer slower than this is a failed probe. */
 const PROBE_TIMEOUT_MS = 1000;
 const MAX_RSS_GROWTH_MIB = 64;
-
-function rssMiB(pid: number | undefined): number {
-  return Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+)\s+kB/m)?.[1]) / 1024;
-}
 
 interface SlowClient {
   socket: Socket;

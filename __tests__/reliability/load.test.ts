@@ -1,10 +1,10 @@
 // 30 s at 100 connections on liveness and on a missing page: no errors, no unexpected status, and
 // resident memory that does not keep growing once the server is warm.
-import { readFileSync } from 'node:fs';
 import { load } from '../../bench/lib/load';
 import { PRODUCTION_DIST } from '../support/paths';
 import { type RunningServer, startServer } from '../support/server';
 import { recordResult } from '../support/results';
+import { rssMiB } from '../support/memory';
 
 const SECONDS = Number(process.env.RELIABILITY_LOAD_SECONDS) || 30;
 const WARM_UP_SECONDS = 10;
@@ -16,11 +16,6 @@ const CONNECTIONS = 100;
  * 1 KiB per request would exceed it.
  */
 const MAX_RSS_GROWTH_MIB = 40;
-
-function rssMiB(pid: number | undefined): number {
-  const kib = Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+)\s+kB/m)?.[1]);
-  return kib / 1024;
-}
 
 let server: RunningServer;
 

@@ -1,13 +1,13 @@
 // A flood of near-1-MiB uploads trickled into the error-reporting tunnel: memory stays far below
 // the container's 512 MiB limit, readiness keeps answering within a second, and a real report
 // sent afterwards still arrives.
-import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { TUNNEL_DEFAULTS } from '../../lib/reporting/tunnel';
 import { reportingBuild } from '../support/reporting-build';
 import { type ReportingStack, startReportingStack } from '../support/reporting-stack';
 import { buildRequest, sendRaw } from '../support/raw-http';
 import { recordResult } from '../support/results';
+import { rssMiB } from '../support/memory';
 
 const build = reportingBuild();
 const UPLOADS = 400;
@@ -25,10 +25,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.stop();
 });
-
-function rssMiB(pid: number | undefined): number {
-  return Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+)\s+kB/m)?.[1]) / 1024;
-}
 
 /** One upload that sends its body in slices over TRICKLE_SECONDS; resolves with the status (0: none). */
 function trickledUpload(port: number): Promise<number> {
