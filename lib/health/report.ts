@@ -2,12 +2,12 @@
 // it is built from can have changed (same lifecycle phase, same background sample, no dependency
 // checks to run), so a probe usually costs a comparison, not a computation.
 import { appVersion, release } from '../config/build-values';
+import { settings } from '../config/settings';
 import { currentPhase } from '../lifecycle/state';
 import { log } from '../log/json-line';
 import { readSlot, writeSlot } from '../process/slots';
 import { dependencyChecks } from './dependencies';
 import { processChecks, processSampleVersion } from './process-checks';
-import { settings } from '../config/settings';
 import { type CheckRunner, runChecks, sharedCheckRunner, worstStatus } from './run-checks';
 import type { CheckObservation, HealthCheck, HealthReport, HealthStatus, SampledCheck } from './types';
 
