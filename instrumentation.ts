@@ -35,5 +35,5 @@ export const onRequestError: Instrumentation.onRequestError = async (error, requ
   // route's error is reported by the status it was answered with (answered-status.ts): a client
   // error Next throws itself (400 "Invalid JSON") is not this app's failure. Without the app's
   // server there is no answer to wait for, and it counts as a 500.
-  if (context.routeType !== 'route' || !whenAnswered(report)) report(500);
+  if (context.routeType !== 'route' || !whenAnswered(request.headers, report)) report(500);
 };

@@ -3,8 +3,7 @@
 // globalThis under a Symbol.for key exists once per process.
 // This is the only file that reads or writes globalThis for that; the interface below is the one
 // list of slots.
-import type { AsyncLocalStorage } from 'node:async_hooks';
-import type { ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { Settings } from '../config/settings';
 import type { HealthStatus, ProcessSampler } from '../health/types';
 import type { LifecycleState } from '../lifecycle/state';
@@ -21,8 +20,8 @@ export interface ProcessSlots {
   healthLastStatus: HealthStatus;
   /** lib/reporting/node/hook.ts: the server-side reporter instrumentation.ts installed. */
   serverReporter: ServerErrorReporter;
-  /** lib/reporting/node/answered-status.ts: the response each request's async context belongs to. */
-  currentResponse: AsyncLocalStorage<ServerResponse>;
+  /** lib/reporting/node/answered-status.ts: each request's response, by its headers object. */
+  responsesByHeaders: WeakMap<IncomingHttpHeaders, ServerResponse>;
 }
 
 type SlotName = keyof ProcessSlots;

@@ -11,7 +11,7 @@ import { securityHeaderSetter } from '../http/security-headers';
 import { installGracefulShutdown } from '../lifecycle/graceful-shutdown';
 import { enterPhase } from '../lifecycle/state';
 import { log } from '../log/json-line';
-import { responseStore } from '../reporting/node/answered-status';
+import { rememberResponse } from '../reporting/node/answered-status';
 import { reportThroughServerHook } from '../reporting/node/hook';
 import type { Tunnel } from '../reporting/tunnel';
 import { adoptBuildValues } from './build-output';
@@ -103,7 +103,6 @@ async function main() {
 
   // Every response carries the security headers, whoever writes it (Next, the tunnel, the guards).
   const setSecurityHeaders = securityHeaderSetter({ dev });
-  const responses = responseStore();
   // Node's own Host check answers without the security headers; guards.ts checks instead.
   const server = http.createServer(
     {
@@ -121,21 +120,19 @@ async function main() {
         void tunnel.handle(req, res);
         return;
       }
-      // Inside the response's async context, so a reported error can learn how it was answered.
-      responses.run(res, handleByNext, req, res);
+      // So that a reported error can learn how its request was answered.
+      rememberResponse(req, res);
+      handle(req, res).catch((error: unknown) => {
+        log('error', 'server.unhandled_request_error', { message: String(error) });
+        if (!res.headersSent) {
+          res.statusCode = 500;
+          res.end();
+        } else {
+          res.destroy();
+        }
+      });
     },
   );
-  function handleByNext(req: http.IncomingMessage, res: http.ServerResponse): void {
-    handle(req, res).catch((error: unknown) => {
-      log('error', 'server.unhandled_request_error', { message: String(error) });
-      if (!res.headersSent) {
-        res.statusCode = 500;
-        res.end();
-      } else {
-        res.destroy();
-      }
-    });
-  }
   installGuards(server);
   server.maxConnections = settings.maxConnections;
   if (dev) server.on('upgrade', app.getUpgradeHandler());

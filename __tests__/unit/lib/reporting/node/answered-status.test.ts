@@ -2,7 +2,7 @@
 import { once } from 'node:events';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { responseStore, whenAnswered } from '../../../../../lib/reporting/node/answered-status';
+import { rememberResponse, whenAnswered } from '../../../../../lib/reporting/node/answered-status';
 
 let server: Server;
 let answer: (res: import('node:http').ServerResponse) => void;
@@ -10,13 +10,15 @@ let seen: Promise<number>;
 let see: (status: number) => void;
 
 beforeAll(async () => {
-  server = createServer((_req, res) => {
-    responseStore().run(res, async () => {
-      // As Next does: the error is reported before the answer is written, after an await.
+  server = createServer((req, res) => {
+    rememberResponse(req, res);
+    void (async () => {
+      // As Next does: the error is reported before the answer is written, after an await, with
+      // the request's headers object.
       await Promise.resolve();
-      expect(whenAnswered(see)).toBe(true);
+      expect(whenAnswered(req.headers, see)).toBe(true);
       answer(res);
-    });
+    })();
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -58,9 +60,10 @@ describe('whenAnswered', () => {
     expect(await seen).toBe(500);
   });
 
-  it('returns false outside a request, so the caller decides by itself', () => {
+  it('returns false for headers of a request the server did not see, so the caller decides', () => {
     const called = jest.fn();
-    expect(whenAnswered(called)).toBe(false);
+    expect(whenAnswered({ host: 'example.test' }, called)).toBe(false);
+    expect(whenAnswered(undefined, called)).toBe(false);
     expect(called).not.toHaveBeenCalled();
   });
 });
