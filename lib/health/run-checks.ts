@@ -119,14 +119,14 @@ export type CheckRunner = (check: HealthCheck) => Promise<CheckObservation>;
 export function sharedCheckRunner(
   reuseMs: () => number,
   clock: () => number = () => performance.now(),
-  run: (check: HealthCheck) => Promise<CheckObservation> = (check) => runCheck(check),
 ): CheckRunner {
   const runs = new WeakMap<HealthCheck, { result: Promise<CheckObservation>; finishedAt: number | null }>();
   return (check) => {
     const last = runs.get(check);
     if (last && (last.finishedAt === null || clock() - last.finishedAt < reuseMs())) return last.result;
-    const entry = { result: run(check), finishedAt: null as number | null };
-    // runCheck never rejects; the catch only keeps a broken runner from leaving a rejection unhandled.
+    const entry = { result: runCheck(check), finishedAt: null as number | null };
+    // runCheck never rejects; the second handler only keeps a future change to that from leaving
+    // a rejection unhandled (and a failed run cached).
     entry.result.then(
       () => (entry.finishedAt = clock()),
       () => runs.delete(check),

@@ -9,8 +9,13 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { slotOrCreate } from '../../process/slots';
 
+// The process-wide map, looked up once per copy of this module: rememberResponse runs on every
+// request, and the slot lookup goes through the global symbol registry.
+let shared: WeakMap<IncomingHttpHeaders, ServerResponse> | undefined;
+
 function responses(): WeakMap<IncomingHttpHeaders, ServerResponse> {
-  return slotOrCreate('responsesByHeaders', () => new WeakMap<IncomingHttpHeaders, ServerResponse>());
+  shared ??= slotOrCreate('responsesByHeaders', () => new WeakMap<IncomingHttpHeaders, ServerResponse>());
+  return shared;
 }
 
 /** Called by the server for each request it hands to Next (lib/server/start.ts). */
