@@ -5,7 +5,8 @@ const createJestConfig = nextJest({ dir: __dirname });
 
 module.exports = createJestConfig({
   displayName: 'e2e',
-  testEnvironment: 'node',
+  // Node, failing a file whose work outlives it.
+  testEnvironment: '<rootDir>/__tests__/support/jest-environment.cjs',
   testMatch: ['<rootDir>/__tests__/e2e/**/*.test.ts'],
   globalSetup: '<rootDir>/__tests__/support/builds.ts',
   testTimeout: 60_000,

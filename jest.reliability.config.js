@@ -5,7 +5,8 @@ const createJestConfig = nextJest({ dir: __dirname });
 
 module.exports = createJestConfig({
   displayName: 'reliability',
-  testEnvironment: 'node',
+  // Node, failing a file whose work outlives it.
+  testEnvironment: '<rootDir>/__tests__/support/jest-environment.cjs',
   testMatch: ['<rootDir>/__tests__/reliability/**/*.test.ts'],
   globalSetup: '<rootDir>/__tests__/support/reliability-setup.ts',
   globalTeardown: '<rootDir>/__tests__/support/reliability-teardown.ts',

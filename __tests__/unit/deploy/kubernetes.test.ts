@@ -1,4 +1,3 @@
-/** @jest-environment node */
 // The deployment files must agree with the app: probe paths it serves, the port it listens on, and a
 // grace period that covers its whole shutdown.
 import { readdirSync, readFileSync } from 'node:fs';

@@ -1,3 +1,4 @@
+/** @jest-environment jsdom */
 import { render, screen } from '@testing-library/react';
 import type { NextPageContext } from 'next';
 import ErrorPage from '../../../pages/_error';

@@ -1,4 +1,3 @@
-/** @jest-environment node */
 // What the error screens are before any JavaScript runs: the HTML the server sends, which is all a
 // visitor with JavaScript off ever gets. Rendered with React's server renderer, as Next does.
 import type { ErrorScreen as ErrorScreenComponent } from '../../../../components/error-screen/ErrorScreen';

@@ -1,4 +1,3 @@
-/** @jest-environment node */
 import { checkDsn, readReportingConfig } from '../../../../lib/config/reporting';
 
 const DSN = 'https://abc123@o1.ingest.example.io/42';

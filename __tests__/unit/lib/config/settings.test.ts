@@ -1,4 +1,3 @@
-/** @jest-environment node */
 import { readSettings, settings } from '../../../../lib/config/settings';
 import { clearSlot } from '../../../../lib/process/slots';
 

@@ -1,4 +1,3 @@
-/** @jest-environment node */
 import { createSampler } from '../../../../lib/health/process-checks';
 
 beforeEach(() => jest.useFakeTimers({ now: new Date('2026-11-22T12:00:00.000Z') }));

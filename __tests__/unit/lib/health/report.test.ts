@@ -1,4 +1,3 @@
-/** @jest-environment node */
 import { eventLoopCheck, grade, heapCheck } from '../../../../lib/health/process-checks';
 import { healthReport, type ReportSources } from '../../../../lib/health/report';
 import { runCheck } from '../../../../lib/health/run-checks';

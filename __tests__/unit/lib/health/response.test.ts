@@ -1,4 +1,3 @@
-/** @jest-environment node */
 import type { Probe } from '../../../../lib/health/report';
 import { ALLOWED_METHODS, HEALTH_CONTENT_TYPE, probeResponse } from '../../../../lib/health/response';
 import type { HealthReport } from '../../../../lib/health/types';

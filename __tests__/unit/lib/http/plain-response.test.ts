@@ -1,4 +1,3 @@
-/** @jest-environment node */
 import type { ServerResponse } from 'node:http';
 import { PassThrough } from 'node:stream';
 import { plainResponseBytes, sendPlain, writePlainToSocket } from '../../../../lib/http/plain-response';

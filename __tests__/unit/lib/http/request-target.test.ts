@@ -1,4 +1,3 @@
-/** @jest-environment node */
 import { parseRequestTarget } from '../../../../lib/http/request-target';
 
 describe('parseRequestTarget', () => {

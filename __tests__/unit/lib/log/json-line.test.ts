@@ -1,4 +1,3 @@
-/** @jest-environment node */
 import { log } from '../../../../lib/log/json-line';
 
 afterEach(() => jest.restoreAllMocks());

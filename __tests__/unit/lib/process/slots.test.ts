@@ -1,4 +1,3 @@
-/** @jest-environment node */
 import { clearSlot, readSlot, slotOrCreate, writeSlot } from '../../../../lib/process/slots';
 
 afterEach(() => clearSlot('healthLastStatus'));

@@ -1,4 +1,3 @@
-/** @jest-environment node */
 import type { Event } from '@sentry/core';
 import {
   asRoute,

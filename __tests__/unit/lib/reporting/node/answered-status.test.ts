@@ -1,4 +1,3 @@
-/** @jest-environment node */
 import { once } from 'node:events';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,4 +1,3 @@
-/** @jest-environment node */
 import { referenceOf } from '../../../../../lib/reporting/reference';
 import { initServerReporting, reportServerError } from '../../../../../lib/reporting/node/reporter';
 import { reportThroughServerHook } from '../../../../../lib/reporting/node/hook';

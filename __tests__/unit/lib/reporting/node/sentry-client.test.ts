@@ -1,4 +1,3 @@
-/** @jest-environment node */
 // The server's Sentry sender on its own: what reaches an ingest, and that no secret of the table
 // (__tests__/support/secrets.ts) does, wherever in the error it travels.
 import { once } from 'node:events';

@@ -1,0 +1,119 @@
+// The environment every suite runs in (__tests__/support/jest-environment.cjs): a test file whose
+// work outlives it fails, with the late code's stack, instead of breaking whichever file runs next
+// on some machines only. Checked by running Jest itself on the fixture files beside this one.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '../../..');
+const FIXTURES = path.join(__dirname, '__fixtures__');
+const ENVIRONMENT = path.join(ROOT, '__tests__/support/jest-environment.cjs');
+const JEST = path.join(ROOT, 'node_modules/jest/bin/jest.js');
+
+let cacheDirectory: string;
+
+beforeAll(() => {
+  cacheDirectory = mkdtempSync(path.join(tmpdir(), 'late-work-'));
+});
+
+afterAll(() => {
+  rmSync(cacheDirectory, { recursive: true, force: true });
+});
+
+interface Run {
+  status: number | null;
+  output: string;
+}
+
+/** Runs Jest in one worker on the named fixture files, in the order of their names. */
+function jest(...files: string[]): Run {
+  const config = {
+    rootDir: FIXTURES,
+    testEnvironment: ENVIRONMENT,
+    testMatch: ['<rootDir>/*.fixture.cjs'],
+    testSequencer: path.join(FIXTURES, 'in-name-order.cjs'),
+    transform: {},
+    cacheDirectory,
+  };
+  const result = spawnSync(
+    process.execPath,
+    [
+      JEST,
+      '--ci',
+      '--runInBand',
+      '--config',
+      JSON.stringify(config),
+      '--runTestsByPath',
+      ...files.map((f) => path.join(FIXTURES, f)),
+    ],
+    { cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: { ...process.env, FORCE_COLOR: '0' } },
+  );
+  return { status: result.status, output: `${result.stdout}${result.stderr}` };
+}
+
+/** Jest's one-line verdict for a file: PASS or FAIL. */
+function verdict(run: Run, file: string): string | undefined {
+  return run.output.match(new RegExp(`^(PASS|FAIL) .*${file.replace('.', '\\.')}`, 'm'))?.[1];
+}
+
+describe('the test environment', () => {
+  it('fails a file whose work runs after it ended, and shows where that work is', () => {
+    const run = jest('a-leaves-work.fixture.cjs');
+    expect(run.status).toBe(1);
+    expect(verdict(run, 'a-leaves-work.fixture.cjs')).toBe('FAIL');
+    expect(run.output).toContain(
+      'seen as __tests__/unit/test-environment/__fixtures__/a-leaves-work.fixture.cjs ended',
+    );
+    // The late code's own frame: the timer in the fixture.
+    expect(run.output).toMatch(/a-leaves-work\.fixture\.cjs:6/);
+  });
+
+  it('fails a file whose late work writes to its globals, instead of letting the worker die', () => {
+    const run = jest('e-leaves-a-write.fixture.cjs');
+    expect(run.status).toBe(1);
+    expect(verdict(run, 'e-leaves-a-write.fixture.cjs')).toBe('FAIL');
+    expect(run.output).toContain('RangeError: Maximum call stack size exceeded');
+    expect(run.output).toMatch(/e-leaves-a-write\.fixture\.cjs:6/);
+  });
+
+  it('passes a file that waits for the same work', () => {
+    const run = jest('b-waits.fixture.cjs');
+    expect(verdict(run, 'b-waits.fixture.cjs')).toBe('PASS');
+    expect(run.status).toBe(0);
+  });
+
+  it('fails the next file when the late work runs during it, naming the file that ended before', () => {
+    const run = jest('c-leaves-slow-work.fixture.cjs', 'd-runs-next.fixture.cjs');
+    expect(run.status).toBe(1);
+    expect(verdict(run, 'c-leaves-slow-work.fixture.cjs')).toBe('PASS');
+    expect(verdict(run, 'd-runs-next.fixture.cjs')).toBe('FAIL');
+    expect(run.output).toContain(
+      'the last of which was __tests__/unit/test-environment/__fixtures__/c-leaves-slow-work.fixture.cjs',
+    );
+    expect(run.output).toMatch(/c-leaves-slow-work\.fixture\.cjs:5/);
+  });
+});
+
+describe('every test file', () => {
+  /** Every file under __tests__ that Jest could run, fixtures of other tools included. */
+  function testFiles(dir: string): string[] {
+    return readdirSync(dir).flatMap((name) => {
+      const file = path.join(dir, name);
+      if (statSync(file).isDirectory()) return name === 'node_modules' ? [] : testFiles(file);
+      return /\.(test|fixture)\.[cm]?[jt]sx?$/.test(name) ? [file] : [];
+    });
+  }
+
+  it('runs in it, unless it needs a DOM: only "jsdom" may be asked for instead', () => {
+    const files = testFiles(path.join(ROOT, '__tests__'));
+    expect(files.length).toBeGreaterThan(40);
+    const others = files
+      .map((file) => [
+        path.relative(ROOT, file),
+        readFileSync(file, 'utf8').match(/@jest-environment\s+(\S+)/)?.[1],
+      ])
+      .filter(([, environment]) => environment !== undefined && environment !== 'jsdom');
+    expect(others).toEqual([]);
+  });
+});
