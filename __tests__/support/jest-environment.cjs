@@ -9,8 +9,12 @@
 // turns that warning into a failure that names the late code: of the file itself when the late
 // work runs within SETTLE_MS of its end, else of the next file in the same worker.
 //
+// Jest deletes this way on Node 20, which CI runs first. On Node 24 it deletes nothing (its
+// protect-from-deletion mark lands on the test context's Object.prototype, which every object
+// inherits), so late work breaks nothing there and this check has nothing to see.
+//
 // Every suite uses it (jest*.config.js); only a file that needs a DOM says `@jest-environment
-// jsdom`, and __tests__/unit/support/jest-environment.test.ts keeps it that way.
+// jsdom`, and __tests__/unit/test-environment/late-work.test.ts keeps it that way.
 'use strict';
 
 const path = require('node:path');

@@ -11,11 +11,7 @@ const FIXTURES = path.join(__dirname, '__fixtures__');
 const ENVIRONMENT = path.join(ROOT, '__tests__/support/jest-environment.cjs');
 const JEST = path.join(ROOT, 'node_modules/jest/bin/jest.js');
 
-let cacheDirectory: string;
-
-beforeAll(() => {
-  cacheDirectory = mkdtempSync(path.join(tmpdir(), 'late-work-'));
-});
+const cacheDirectory = mkdtempSync(path.join(tmpdir(), 'late-work-'));
 
 afterAll(() => {
   rmSync(cacheDirectory, { recursive: true, force: true });
@@ -27,10 +23,10 @@ interface Run {
 }
 
 /** Runs Jest in one worker on the named fixture files, in the order of their names. */
-function jest(...files: string[]): Run {
+function jest(environment: string, ...files: string[]): Run {
   const config = {
     rootDir: FIXTURES,
-    testEnvironment: ENVIRONMENT,
+    testEnvironment: environment,
     testMatch: ['<rootDir>/*.fixture.cjs'],
     testSequencer: path.join(FIXTURES, 'in-name-order.cjs'),
     transform: {},
@@ -57,9 +53,21 @@ function verdict(run: Run, file: string): string | undefined {
   return run.output.match(new RegExp(`^(PASS|FAIL) .*${file.replace('.', '\\.')}`, 'm'))?.[1];
 }
 
+// Whether Jest's own cleanup soft-deletes a finished file's globals on this Node, with its stock
+// Node environment. It does on Node 20. On Node 24 it deletes nothing: jest-environment-node 30.5
+// puts its protect-from-deletion mark on the test context's Object.prototype, which every plain
+// object inherits; late work then finds its objects intact, and there is nothing to catch there.
+const jestSoftDeletes = /\[JEST-01\]/.test(jest('node', 'a-leaves-work.fixture.cjs').output);
+const whereJestSoftDeletes = jestSoftDeletes ? it : it.skip;
+const nodeMajor = Number(process.versions.node.split('.')[0]);
+
 describe('the test environment', () => {
-  it('fails a file whose work runs after it ended, and shows where that work is', () => {
-    const run = jest('a-leaves-work.fixture.cjs');
+  it('has something to catch below Node 24: Jest soft-deletes there, so the cases below run', () => {
+    expect(jestSoftDeletes || nodeMajor >= 24).toBe(true);
+  });
+
+  whereJestSoftDeletes('fails a file whose work runs after it ended, and shows where that work is', () => {
+    const run = jest(ENVIRONMENT, 'a-leaves-work.fixture.cjs');
     expect(run.status).toBe(1);
     expect(verdict(run, 'a-leaves-work.fixture.cjs')).toBe('FAIL');
     expect(run.output).toContain(
@@ -69,30 +77,36 @@ describe('the test environment', () => {
     expect(run.output).toMatch(/a-leaves-work\.fixture\.cjs:6/);
   });
 
-  it('fails a file whose late work writes to its globals, instead of letting the worker die', () => {
-    const run = jest('e-leaves-a-write.fixture.cjs');
-    expect(run.status).toBe(1);
-    expect(verdict(run, 'e-leaves-a-write.fixture.cjs')).toBe('FAIL');
-    expect(run.output).toContain('RangeError: Maximum call stack size exceeded');
-    expect(run.output).toMatch(/e-leaves-a-write\.fixture\.cjs:6/);
-  });
+  whereJestSoftDeletes(
+    'fails a file whose late work writes to its globals, instead of letting the worker die',
+    () => {
+      const run = jest(ENVIRONMENT, 'e-leaves-a-write.fixture.cjs');
+      expect(run.status).toBe(1);
+      expect(verdict(run, 'e-leaves-a-write.fixture.cjs')).toBe('FAIL');
+      expect(run.output).toContain('RangeError: Maximum call stack size exceeded');
+      expect(run.output).toMatch(/e-leaves-a-write\.fixture\.cjs:6/);
+    },
+  );
 
   it('passes a file that waits for the same work', () => {
-    const run = jest('b-waits.fixture.cjs');
+    const run = jest(ENVIRONMENT, 'b-waits.fixture.cjs');
     expect(verdict(run, 'b-waits.fixture.cjs')).toBe('PASS');
     expect(run.status).toBe(0);
   });
 
-  it('fails the next file when the late work runs during it, naming the file that ended before', () => {
-    const run = jest('c-leaves-slow-work.fixture.cjs', 'd-runs-next.fixture.cjs');
-    expect(run.status).toBe(1);
-    expect(verdict(run, 'c-leaves-slow-work.fixture.cjs')).toBe('PASS');
-    expect(verdict(run, 'd-runs-next.fixture.cjs')).toBe('FAIL');
-    expect(run.output).toContain(
-      'the last of which was __tests__/unit/test-environment/__fixtures__/c-leaves-slow-work.fixture.cjs',
-    );
-    expect(run.output).toMatch(/c-leaves-slow-work\.fixture\.cjs:5/);
-  });
+  whereJestSoftDeletes(
+    'fails the next file when the late work runs during it, naming the file that ended before',
+    () => {
+      const run = jest(ENVIRONMENT, 'c-leaves-slow-work.fixture.cjs', 'd-runs-next.fixture.cjs');
+      expect(run.status).toBe(1);
+      expect(verdict(run, 'c-leaves-slow-work.fixture.cjs')).toBe('PASS');
+      expect(verdict(run, 'd-runs-next.fixture.cjs')).toBe('FAIL');
+      expect(run.output).toContain(
+        'the last of which was __tests__/unit/test-environment/__fixtures__/c-leaves-slow-work.fixture.cjs',
+      );
+      expect(run.output).toMatch(/c-leaves-slow-work\.fixture\.cjs:5/);
+    },
+  );
 });
 
 describe('every test file', () => {
