@@ -52,7 +52,7 @@ function describeLate(late) {
  */
 function lateWorkError(late, where) {
   const error = new Error(
-    `Work a test file left running touched that file's globals after it ended (${where}). ` +
+    `Work a test file left running ran after the file had ended (${where}). ` +
       'Await everything a test starts (flush, close, clear timers) before the file ends.\n\n' +
       late.map(describeLate).join('\n\n'),
   );

@@ -50,7 +50,7 @@ function jest(environment: string, ...files: string[]): Run {
 
 /** Jest's one-line verdict for a file: PASS or FAIL. */
 function verdict(run: Run, file: string): string | undefined {
-  return run.output.match(new RegExp(`^(PASS|FAIL) .*${file.replace('.', '\\.')}`, 'm'))?.[1];
+  return run.output.match(new RegExp(`^(PASS|FAIL) .*${file.replaceAll('.', '\\.')}`, 'm'))?.[1];
 }
 
 // Whether Jest's own cleanup soft-deletes a finished file's globals on this Node, with its stock
