@@ -2,11 +2,11 @@
 // work outlives it fails, with the late code's stack, instead of breaking whichever file runs next
 // on some machines only. Checked by running Jest itself on the fixture files beside this one.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { ROOT } from '../../support/paths';
 
-const ROOT = path.resolve(__dirname, '../../..');
 const FIXTURES = path.join(__dirname, '__fixtures__');
 const ENVIRONMENT = path.join(ROOT, '__tests__/support/jest-environment.cjs');
 const JEST = path.join(ROOT, 'node_modules/jest/bin/jest.js');
@@ -110,22 +110,16 @@ describe('the test environment', () => {
 });
 
 describe('every test file', () => {
-  /** Every file under __tests__ that Jest could run, fixtures of other tools included. */
-  function testFiles(dir: string): string[] {
-    return readdirSync(dir).flatMap((name) => {
-      const file = path.join(dir, name);
-      if (statSync(file).isDirectory()) return name === 'node_modules' ? [] : testFiles(file);
-      return /\.(test|fixture)\.[cm]?[jt]sx?$/.test(name) ? [file] : [];
-    });
-  }
-
   it('runs in it, unless it needs a DOM: only "jsdom" may be asked for instead', () => {
-    const files = testFiles(path.join(ROOT, '__tests__'));
+    // Every file under __tests__ that Jest could run, fixtures of other tools included.
+    const files = readdirSync(path.join(ROOT, '__tests__'), { recursive: true, encoding: 'utf8' })
+      .filter((file) => /\.(test|fixture)\.[cm]?[jt]sx?$/.test(file))
+      .map((file) => path.join('__tests__', file));
     expect(files.length).toBeGreaterThan(40);
     const others = files
       .map((file) => [
-        path.relative(ROOT, file),
-        readFileSync(file, 'utf8').match(/@jest-environment\s+(\S+)/)?.[1],
+        file,
+        readFileSync(path.join(ROOT, file), 'utf8').match(/@jest-environment\s+(\S+)/)?.[1],
       ])
       .filter(([, environment]) => environment !== undefined && environment !== 'jsdom');
     expect(others).toEqual([]);
