@@ -1,39 +1,65 @@
 // Removes what must never reach the error-reporting service, wherever in an event it hides: every
 // string of the event is scrubbed (message, exception values, breadcrumbs, request, tags, extra,
-// contexts, frame file names), and the server's fallback log line goes through the same function.
-// What goes: values of secret-named parameters (in URLs and as `name=value` in free text), JWTs,
-// Bearer and Basic credentials, secrets inside URLs nested in other parameters, e-mail addresses,
-// cookies, request headers other than the user agent, and the user. Nothing here throws.
+// contexts, frame file names), every object key too, and the server's fallback log line goes
+// through the same function. What goes: the shapes in ./secret-patterns.ts (keys, tokens, card
+// numbers, credentials in URLs and headers), values of secret-named fields and parameters (in URLs
+// and as `name=value` or `"name": "value"` in free text, quoted values whole), secrets inside URLs
+// nested in other parameters, e-mail addresses, cookies, request headers other than the user agent,
+// and the user. Nothing here throws.
 import type { Breadcrumb, Event } from '@sentry/core';
+import { FILTERED, scrubSecretShapes } from './secret-patterns';
 
-export const FILTERED = '[Filtered]';
+export { FILTERED };
 const ENCODED_FILTERED = encodeURIComponent(FILTERED);
 
-/** Parameter and field names whose values are treated as secret. Over-matching is the safe direction. */
+/**
+ * Field and parameter names whose values are treated as secret. Over-matching is the safe
+ * direction; `pin` alone only as a word of its own (`pin`, `user_pin`), not inside `shipping`.
+ */
 const SECRET_NAME =
-  /token|code|key|secret|passw|pwd|session|sid|auth|jwt|bearer|signature|sig|credential|otp|email|e-mail|mail|ticket|nonce|state|access|refresh|cookie/i;
-const EMAIL = /[^\s@/?#&=:;,"'<>()[\]]+(?:@|%40)[^\s@/?#&=:;,"'<>()[\]]+\.[a-z]{2,}/gi;
-/** Three base64url parts, the first a JSON header (`{"` encodes as `eyJ`). */
-const JWT = /\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g;
-/** An HTTP credential after its scheme: `Bearer abc.def`, `Basic dXNlcjpwYXNz`. */
-const CREDENTIAL = /\b(Bearer|Basic|Token|Digest)(\s+)[A-Za-z0-9._~+/=:-]+/gi;
-/** `name=value` or `name: value` in free text, the name possibly quoted (JSON, logs). */
-const NAME_VALUE = /(["']?)([A-Za-z_][A-Za-z0-9_.-]*)\1(\s*[=:]\s*)(["']?)([^\s&;,"'<>]+)\4/g;
-/** Absolute URLs in free text. */
-const URL_IN_TEXT = /\bhttps?:\/\/[^\s"'<>]+/gi;
+  /token|code|key|secret|passw|pwd|passphrase|session|sid|auth|jwt|bearer|signature|sig|credential|otp|email|e-mail|mail|ticket|nonce|state|access|refresh|cookie|private|cvv|cvc|ccv|card.?num|iban|ssn|(?:^|[^a-z])pin(?:$|[^a-z])/i;
+const EMAIL = /[^\s@/?#&=:;,"'<>()[\]]{1,256}(?:@|%40)[^\s@/?#&=:;,"'<>()[\]]{1,256}\.[a-z]{2,}/gi;
+/**
+ * `name=value` or `name: value` in free text, the name possibly quoted (JSON, logs). A quoted
+ * value is taken whole, spaces and all (`"password": "correct horse"`); an unquoted one to the
+ * next space or separator.
+ */
+// An unquoted value is taken whole or not at all (a lookahead is atomic), and never ends in `:` or
+// `=`: in `failed: password: "x y"`, `password:` is the next name, not the value of `failed`.
+const NAME_VALUE =
+  /(["']?)([A-Za-z_][A-Za-z0-9_.-]{0,128})\1(\s{0,8}[=:]\s{0,8})(?:"([^"\r\n]{0,2048})"|'([^'\r\n]{0,2048})'|(?=([^\s&;,"'<>]{1,4096}))\6(?<![=:]))/g;
+/** Absolute URLs in free text, of any scheme (`https://`, `postgres://`, `redis://`). */
+const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]{0,30}:\/\/[^\s"'<>]{1,8192}/gi;
 /** How deep URLs nested in parameters are followed. */
 const MAX_NESTING = 3;
+
+/** The rules of this file, beside the table of shapes: each has a row in the tests' secret table. */
+export const SCRUB_RULES = [
+  'secret-named-field',
+  'url-parameter',
+  'nested-url',
+  'email',
+  'object-key',
+] as const;
 
 /** Scrubs the shapes of secret that can appear anywhere in free text. */
 export function scrubText(text: string, depth = 0): string {
   try {
-    return text
+    return scrubSecretShapes(text)
       .replace(URL_IN_TEXT, (url) => scrubUrl(url, depth))
-      .replace(JWT, FILTERED)
-      .replace(CREDENTIAL, (_all, scheme: string, space: string) => `${scheme}${space}${FILTERED}`)
       .replace(
         NAME_VALUE,
-        (all, quote: string, name: string, separator: string, valueQuote: string, value: string) => {
+        (
+          all,
+          quote: string,
+          name: string,
+          separator: string,
+          doubleQuoted?: string,
+          singleQuoted?: string,
+          bare?: string,
+        ) => {
+          const valueQuote = doubleQuoted !== undefined ? '"' : singleQuoted !== undefined ? "'" : '';
+          const value = doubleQuoted ?? singleQuoted ?? bare ?? '';
           const kept = `${quote}${name}${quote}${separator}${valueQuote}`;
           if (SECRET_NAME.test(name)) return `${kept}${FILTERED}${valueQuote}`;
           // A value may be a URL of its own, encoded (`next=https%3A%2F%2F…%3Ftoken%3D…`).
@@ -90,10 +116,7 @@ export function scrubUrl(url: string, depth = 0): string {
     const base = queryAt === -1 ? beforeHash : beforeHash.slice(0, queryAt);
     const query = queryAt === -1 ? undefined : beforeHash.slice(queryAt + 1);
     // The path: credentials in the authority, e-mail addresses and JWTs as segments.
-    let out = base
-      .replace(/^([a-z]+:\/\/)[^/@]*@/i, `$1${FILTERED}@`)
-      .replace(JWT, FILTERED)
-      .replace(EMAIL, FILTERED);
+    let out = scrubSecretShapes(base).replace(EMAIL, FILTERED);
     if (query !== undefined) out += `?${scrubParams(query, depth)}`;
     // A fragment is either parameters (OAuth's #access_token=…) or a plain anchor.
     if (fragment !== undefined)
@@ -107,6 +130,14 @@ export function scrubUrl(url: string, depth = 0): string {
 /** Where user data lives in an event: here a secret-named field loses its value too. */
 const USER_DATA = new Set(['extra', 'contexts', 'tags', 'data']);
 
+/** `key`, or `key (2)`, `key (3)`…: two keys scrubbed to the same text both stay. */
+function uniqueKey(out: Record<string, unknown>, key: string): string {
+  if (!Object.hasOwn(out, key)) return key;
+  let n = 2;
+  while (Object.hasOwn(out, `${key} (${n})`)) n += 1;
+  return `${key} (${n})`;
+}
+
 /** Every string scrubbed, every secret-named field of user data emptied; a new value, never the input. */
 function scrubDeep(value: unknown, inUserData: boolean, seen: WeakSet<object>, depth: number): unknown {
   if (typeof value === 'string') return scrubText(value);
@@ -116,10 +147,12 @@ function scrubDeep(value: unknown, inUserData: boolean, seen: WeakSet<object>, d
   if (Array.isArray(value)) return value.map((item) => scrubDeep(item, inUserData, seen, depth + 1));
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
+    // Keys can be data too (`{ "jane@example.com": 3 }`, a token as a cache key).
+    const outKey = uniqueKey(out, scrubText(key));
     if (inUserData && SECRET_NAME.test(key) && (typeof item === 'string' || typeof item === 'number')) {
-      out[key] = FILTERED;
+      out[outKey] = FILTERED;
     } else {
-      out[key] = scrubDeep(item, inUserData || USER_DATA.has(key), seen, depth + 1);
+      out[outKey] = scrubDeep(item, inUserData || USER_DATA.has(key), seen, depth + 1);
     }
   }
   return out;

@@ -7,8 +7,64 @@ import {
   scrubFields,
   scrubText,
   scrubUrl,
+  SCRUB_RULES,
 } from '../../../../lib/reporting/scrub';
-import { SECRET_CASES } from '../../../support/secrets';
+import { passesLuhn, SECRET_PATTERNS } from '../../../../lib/reporting/secret-patterns';
+import { SECRET_CASES, SECRET_KEY_CASES } from '../../../support/secrets';
+
+describe('the secret table', () => {
+  const rules = [...SECRET_PATTERNS.map((entry) => entry.name), ...SCRUB_RULES];
+
+  it('has a row for every pattern and rule, and names only patterns and rules that exist', () => {
+    const covered = new Set([...SECRET_CASES, ...SECRET_KEY_CASES].map((row) => row.rule));
+    expect(rules.filter((rule) => !covered.has(rule))).toEqual([]);
+    expect([...covered].filter((rule) => !rules.includes(rule))).toEqual([]);
+  });
+
+  it.each(SECRET_CASES.filter((row) => SECRET_PATTERNS.some((entry) => entry.name === row.rule)))(
+    'the $rule pattern alone removes the $shape',
+    ({ rule, text, secret }) => {
+      const { pattern, replace } = SECRET_PATTERNS.find((entry) => entry.name === rule)!;
+      const out = replace ? text.replace(pattern, replace) : text.replace(pattern, FILTERED);
+      expect(out).not.toContain(secret);
+      expect(out).toContain(FILTERED);
+    },
+  );
+
+  it('takes card numbers only when they pass the Luhn check and stand alone', () => {
+    expect(passesLuhn('4111111111111111')).toBe(true);
+    expect(passesLuhn('4111111111111112')).toBe(false);
+    // An id that fails Luhn, a millisecond timestamp that fails it, digits inside a hex id.
+    for (const text of ['order 4111111111111112 failed', 'at 1732326465123', 'id 4a1111111111111111111b'])
+      expect(scrubText(text)).toBe(text);
+    expect(scrubText('card 4111-1111-1111-1111 declined')).toBe(`card ${FILTERED} declined`);
+  });
+
+  it('takes a PEM key cut off before its END line, to the end of the text', () => {
+    expect(scrubText('key: -----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBg')).toBe(`key: ${FILTERED}`);
+  });
+
+  it('keeps `pin` only inside other words', () => {
+    expect(scrubText('shipping=standard mapping=on')).toBe('shipping=standard mapping=on');
+    expect(scrubText('user_pin=1234 PIN: 5678')).toBe(`user_pin=${FILTERED} PIN: ${FILTERED}`);
+  });
+
+  it.each(SECRET_KEY_CASES)('removes a $shape from extra and contexts', ({ value, secret }) => {
+    const out = scrubEvent({
+      event_id: 'k1',
+      extra: { found: value },
+      contexts: { lookup: { found: value } },
+    });
+    const raw = JSON.stringify(out);
+    expect(raw).not.toContain(secret);
+    expect(Object.keys(out.extra?.found as object)).toEqual([FILTERED]);
+  });
+
+  it('keeps both of two keys that scrub to the same text', () => {
+    const out = scrubEvent({ event_id: 'k2', extra: { found: { 'a@example.com': 1, 'b@example.com': 2 } } });
+    expect(out.extra?.found).toEqual({ [FILTERED]: 1, [`${FILTERED} (2)`]: 2 });
+  });
+});
 
 describe('scrubUrl', () => {
   it.each([
