@@ -3,6 +3,33 @@
 export type Level = 'info' | 'warn' | 'error';
 
 /**
+ * Streams whose write failed (EPIPE once a log collector or `| head` has gone). A failed write
+ * arrives later as an 'error' event; without a listener it becomes an uncaught exception, whose
+ * handler logs again, which fails again: the process spun at 100 % CPU and never exited. Errors
+ * are absorbed here, and nothing more is written to a stream that failed.
+ */
+const broken = new WeakSet<NodeJS.WritableStream>();
+const guarded = new WeakSet<NodeJS.WritableStream>();
+
+/** Absorbs the stream's write errors, once per stream; writes nothing itself. */
+export function guardStream(stream: NodeJS.WritableStream): void {
+  if (guarded.has(stream)) return;
+  guarded.add(stream);
+  stream.on('error', () => broken.add(stream));
+}
+
+/** Writes a line unless the stream has failed before; never throws, never writes about a failure. */
+export function writeLine(stream: NodeJS.WritableStream, line: string): void {
+  guardStream(stream);
+  if (broken.has(stream)) return;
+  try {
+    stream.write(`${line}\n`);
+  } catch {
+    broken.add(stream);
+  }
+}
+
+/**
  * @param event  What happened, as a short stable name (`lifecycle.ready`, `health.warn`).
  * Never throws: a log call must not turn into a new failure.
  */
@@ -14,9 +41,5 @@ export function log(level: Level, event: string, fields: Record<string, unknown>
     // A field that cannot be serialised (a cycle, a BigInt).
     line = JSON.stringify({ time: new Date().toISOString(), level, event, note: 'fields not serialisable' });
   }
-  try {
-    (level === 'info' ? process.stdout : process.stderr).write(`${line}\n`);
-  } catch {
-    // stdout closed (EPIPE): nothing more we can do, and nothing worth crashing for.
-  }
+  writeLine(level === 'info' ? process.stdout : process.stderr, line);
 }

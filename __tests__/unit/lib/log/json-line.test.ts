@@ -1,4 +1,4 @@
-import { log } from '../../../../lib/log/json-line';
+import { guardStream, log, writeLine } from '../../../../lib/log/json-line';
 
 afterEach(() => jest.restoreAllMocks());
 
@@ -52,5 +52,45 @@ describe('log', () => {
       throw new Error('EPIPE');
     });
     expect(() => log('info', 'x.y')).not.toThrow();
+  });
+});
+
+describe('a log stream whose reader has gone', () => {
+  /** A stream whose every write fails the way a pipe with no reader does: later, as an event. */
+  function brokenPipe() {
+    const { Writable } = jest.requireActual<typeof import('node:stream')>('node:stream');
+    let writes = 0;
+    const stream = new Writable({
+      write(_chunk, _encoding, callback) {
+        writes += 1;
+        callback(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
+      },
+    });
+    return { stream, writes: () => writes };
+  }
+
+  it('absorbs the write error and writes nothing more to it', async () => {
+    const { stream, writes } = brokenPipe();
+    const uncaught = jest.fn();
+    process.on('uncaughtException', uncaught);
+    try {
+      writeLine(stream, '{"event":"first"}');
+      // The error event arrives on a later tick.
+      await new Promise((resolve) => setImmediate(resolve));
+      for (let i = 0; i < 100; i += 1) writeLine(stream, '{"event":"more"}');
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(writes()).toBe(1);
+      expect(uncaught).not.toHaveBeenCalled();
+    } finally {
+      process.off('uncaughtException', uncaught);
+    }
+  });
+
+  it('has an error listener before the first write, so the error cannot go uncaught', () => {
+    const { stream } = brokenPipe();
+    guardStream(stream);
+    expect(stream.listenerCount('error')).toBe(1);
+    guardStream(stream);
+    expect(stream.listenerCount('error')).toBe(1);
   });
 });
