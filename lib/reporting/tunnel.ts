@@ -2,29 +2,37 @@
 // ingest, so ad-blockers do not drop them and the page's CSP keeps connect-src 'self'. It carries
 // only this app's own error reports, and a stranger's traffic costs bounded time and memory.
 //
-// Envelope parsing, DSN parsing and the ingest URL come from @sentry/core. The forwarding policy is
-// ours; docs/tunnel.md says why Sentry's own forwarder (handleTunnelRequest) does not fit.
+// DSN parsing, the ingest URL and the envelope's re-serialisation come from @sentry/core; the check
+// is ./envelope.ts, reading the body is lib/http/upload.ts. The forwarding policy is ours;
+// docs/tunnel.md says why Sentry's own forwarder (handleTunnelRequest) does not fit.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
-import { dsnFromString, getEnvelopeEndpointWithUrlEncodedAuth, parseEnvelope } from '@sentry/core';
+import { dsnFromString, getEnvelopeEndpointWithUrlEncodedAuth } from '@sentry/core';
 import { sendPlain as answer } from '../http/plain-response';
+import { createUploadBudget, readUpload, type UploadLimits } from '../http/upload';
 import { log } from '../log/json-line';
+import { checkEnvelope, REFUSAL_ANSWERS } from './envelope';
 
 /** Sentry's answers that the SDK reads: status, rate limits and back-off. */
 const PASSED_BACK_HEADERS = ['content-type', 'retry-after', 'x-sentry-rate-limits'];
 /** What we tell the ingest about the browser: its user agent, nothing else. */
 const FORWARDED_HEADERS = ['user-agent'];
-/** The only item type this app's SDK sends (no sessions, replays, feedback, check-ins or client reports). */
-const FORWARDED_ITEM_TYPES = new Set(['event']);
 /** The ingest's answer is informational; more than this is not worth holding. */
 const MAX_UPSTREAM_BODY = 16 * 1024;
+/** What an answer of the ingest may say to the browser: a short body, never a long one passed on. */
+const MAX_PASSED_BACK_BODY = 512;
 
 export const TUNNEL_DEFAULTS = {
   maxBytes: 1024 * 1024,
   timeoutMs: 5000,
+  /** No upload takes longer than this, however long it is. */
   uploadTimeoutMs: 10_000,
-  /** Uploads held at once: with maxBytes, the most memory envelopes can take (32 MiB). */
-  maxConcurrent: 32,
+  /** Every upload gets this long, however short it is… */
+  uploadGraceMs: 2000,
+  /** …plus its declared length at this rate (a slow mobile line manages several times more). */
+  uploadMinBytesPerSecond: 16 * 1024,
+  /** What all uploads may hold at once, read or being forwarded: the most memory envelopes take. */
+  maxBufferedBytes: 32 * 1024 * 1024,
   /** Connections to the ingest at once; further forwards wait for one. */
   upstreamConnections: 8,
 };
@@ -38,10 +46,12 @@ export interface TunnelOptions {
   maxBytes?: number;
   /** How long the ingest may take to answer. */
   timeoutMs?: number;
-  /** How long a browser may take to send the body. */
+  /** The longest a browser may take to send a body. */
   uploadTimeoutMs?: number;
-  /** Uploads beyond this many at once get 503 with Retry-After, unread. */
-  maxConcurrent?: number;
+  uploadGraceMs?: number;
+  uploadMinBytesPerSecond?: number;
+  /** Uploads that would hold more than this get 503 with Retry-After. */
+  maxBufferedBytes?: number;
   upstreamConnections?: number;
 }
 
@@ -49,66 +59,10 @@ export interface Tunnel {
   path: string;
   matches: (url: string | undefined) => boolean;
   handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
-  /** Uploads being read or forwarded right now. */
-  inFlight: () => number;
+  /** Bytes of envelopes held right now, being read or forwarded. */
+  bufferedBytes: () => number;
   /** Closes the idle connections to the ingest. */
   close: () => void;
-}
-
-/** Reads the body up to `maxBytes`; resolves null (after answering) when it is too large or too slow. */
-function readBody(
-  req: IncomingMessage,
-  res: ServerResponse,
-  maxBytes: number,
-  uploadTimeoutMs: number,
-): Promise<Buffer | null> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let settled = false;
-    const settle = (value: Buffer | null) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      resolve(value);
-    };
-    const timer = setTimeout(() => {
-      answer(res, 408, 'Request body took too long', { Connection: 'close' });
-      req.destroy();
-      settle(null);
-    }, uploadTimeoutMs);
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > maxBytes) {
-        answer(res, 413, 'Envelope too large', { Connection: 'close' });
-        req.destroy();
-        settle(null);
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => settle(Buffer.concat(chunks)));
-    req.on('error', () => settle(null));
-    req.on('close', () => settle(null));
-  });
-}
-
-export interface EnvelopeSummary {
-  dsn: string | undefined;
-  itemTypes: string[];
-}
-
-/** The envelope header's DSN and its items' types, via Sentry's own parser; null when it is no envelope. */
-export function readEnvelope(body: Buffer): EnvelopeSummary | null {
-  try {
-    const [header, items] = parseEnvelope(new Uint8Array(body.buffer, body.byteOffset, body.length));
-    return {
-      dsn: typeof header?.dsn === 'string' ? header.dsn : undefined,
-      itemTypes: items.map(([itemHeader]) => String((itemHeader as { type?: unknown }).type)),
-    };
-  } catch {
-    return null;
-  }
 }
 
 /**
@@ -119,7 +73,8 @@ export function readEnvelope(body: Buffer): EnvelopeSummary | null {
  */
 export function crossSiteReason(req: IncomingMessage): string {
   const site = req.headers['sec-fetch-site'];
-  if (typeof site === 'string') return site === 'same-origin' ? '' : `Sec-Fetch-Site is ${site}`;
+  // Fixed words, never the header's value: an answer must not echo what a stranger sent.
+  if (typeof site === 'string') return site === 'same-origin' ? '' : 'Sec-Fetch-Site is not same-origin';
   const origin = req.headers.origin;
   if (typeof origin !== 'string') return '';
   try {
@@ -139,7 +94,7 @@ interface UpstreamAnswer {
 function forward(
   ingestUrl: URL,
   agent: http.Agent,
-  body: Buffer,
+  body: Uint8Array | string,
   headers: Record<string, string>,
   signal: AbortSignal,
 ): Promise<UpstreamAnswer> {
@@ -147,7 +102,12 @@ function forward(
   return new Promise((resolve, reject) => {
     const upstream = client.request(
       ingestUrl,
-      { method: 'POST', agent, signal, headers: { ...headers, 'Content-Length': String(body.length) } },
+      {
+        method: 'POST',
+        agent,
+        signal,
+        headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) },
+      },
       (response) => {
         const chunks: Buffer[] = [];
         let size = 0;
@@ -177,10 +137,16 @@ function forward(
 
 export function createTunnel(options: TunnelOptions): Tunnel {
   const { dsn, path } = options;
-  const maxBytes = options.maxBytes ?? TUNNEL_DEFAULTS.maxBytes;
   const timeoutMs = options.timeoutMs ?? TUNNEL_DEFAULTS.timeoutMs;
-  const uploadTimeoutMs = options.uploadTimeoutMs ?? TUNNEL_DEFAULTS.uploadTimeoutMs;
-  const maxConcurrent = options.maxConcurrent ?? TUNNEL_DEFAULTS.maxConcurrent;
+  const limits: UploadLimits = {
+    maxBytes: options.maxBytes ?? TUNNEL_DEFAULTS.maxBytes,
+    maxMs: options.uploadTimeoutMs ?? TUNNEL_DEFAULTS.uploadTimeoutMs,
+    graceMs: options.uploadGraceMs ?? TUNNEL_DEFAULTS.uploadGraceMs,
+    minBytesPerSecond: options.uploadMinBytesPerSecond ?? TUNNEL_DEFAULTS.uploadMinBytesPerSecond,
+  };
+  // SECURITY: memory is bounded by the bytes all uploads hold together, not by how many there are:
+  // clients that trickle a byte a second hold nothing, and real reports still fit beside them.
+  const budget = createUploadBudget(options.maxBufferedBytes ?? TUNNEL_DEFAULTS.maxBufferedBytes);
   const components = dsnFromString(dsn);
   if (!components) throw new Error('The tunnel needs a valid DSN');
   const ingestUrl = new URL(getEnvelopeEndpointWithUrlEncodedAuth(components));
@@ -188,30 +154,46 @@ export function createTunnel(options: TunnelOptions): Tunnel {
     keepAlive: true,
     maxSockets: options.upstreamConnections ?? TUNNEL_DEFAULTS.upstreamConnections,
   });
-  let inFlight = 0;
 
   const matches = (url: string | undefined) =>
     url === path || (url !== undefined && url.startsWith(`${path}?`));
 
-  async function forwardChecked(req: IncomingMessage, res: ServerResponse) {
-    const body = await readBody(req, res, maxBytes, uploadTimeoutMs);
-    if (body === null) return;
-    if (body.length === 0) return answer(res, 400, 'Empty envelope');
-    const envelope = readEnvelope(body);
-    if (envelope === null || envelope.dsn === undefined) return answer(res, 400, 'Not a Sentry envelope');
-    // SECURITY: only envelopes for this app's own DSN: the tunnel is no open relay into Sentry.
-    if (envelope.dsn !== dsn) return answer(res, 403, 'This tunnel only forwards envelopes for its own DSN');
-    // SECURITY: only what this app's SDK sends. Check-ins, feedback, sessions and the rest could
-    // forge monitors or spend the project's quota.
-    const refused = envelope.itemTypes.filter((type) => !FORWARDED_ITEM_TYPES.has(type));
-    if (envelope.itemTypes.length === 0 || refused.length > 0) {
-      return answer(
-        res,
-        400,
-        `This tunnel only forwards error events (got ${refused.join(', ') || 'no item'})`,
-      );
+  /** Reads the body, checks it and forwards what was checked; every refusal is a short, fixed answer. */
+  async function readCheckForward(req: IncomingMessage, res: ServerResponse) {
+    const upload = await readUpload(req, budget, limits);
+    switch (upload.kind) {
+      case 'too-large':
+        answer(res, 413, 'Envelope too large.', { Connection: 'close' });
+        return req.headers['content-length'] === undefined ? req.destroy() : req.resume();
+      case 'too-slow':
+        answer(res, 408, 'The envelope took too long to arrive.', { Connection: 'close' });
+        return req.destroy();
+      case 'busy':
+        answer(res, 503, 'Too many reports at once; try again shortly.', {
+          'Retry-After': '5',
+          Connection: 'close',
+        });
+        // The rest is discarded as it arrives: a declared length bounds it; a chunked body does not.
+        return req.headers['content-length'] === undefined ? req.destroy() : req.resume();
+      case 'aborted':
+        return req.destroy();
+      case 'body':
+        break;
     }
+    try {
+      if (upload.body.length === 0) return answer(res, 400, 'Empty envelope.');
+      const checked = checkEnvelope(upload.body, dsn);
+      if (!checked.ok) {
+        const refusal = REFUSAL_ANSWERS[checked.refusal];
+        return answer(res, refusal.status, refusal.message);
+      }
+      await forwardChecked(req, res, checked.envelope);
+    } finally {
+      upload.release();
+    }
+  }
 
+  async function forwardChecked(req: IncomingMessage, res: ServerResponse, envelope: Uint8Array | string) {
     const headers: Record<string, string> = { 'Content-Type': 'application/x-sentry-envelope' };
     for (const name of FORWARDED_HEADERS) {
       const value = req.headers[name];
@@ -227,11 +209,11 @@ export function createTunnel(options: TunnelOptions): Tunnel {
       const upstream = await forward(
         ingestUrl,
         agent,
-        body,
+        envelope,
         headers,
         AbortSignal.any([browserGone.signal, AbortSignal.timeout(timeoutMs)]),
       );
-      answer(res, upstream.status, upstream.body, upstream.headers);
+      answer(res, upstream.status, upstream.body.slice(0, MAX_PASSED_BACK_BODY), upstream.headers);
     } catch (error) {
       if (browserGone.signal.aborted) return;
       // By name, not class: the abort error is a DOMException, from another realm in some hosts.
@@ -241,7 +223,7 @@ export function createTunnel(options: TunnelOptions): Tunnel {
       answer(
         res,
         timedOut ? 504 : 502,
-        timedOut ? 'Error reporting service timed out' : 'Error reporting service unreachable',
+        timedOut ? 'Error reporting service timed out.' : 'Error reporting service unreachable.',
       );
     } finally {
       res.off('close', onClose);
@@ -250,39 +232,17 @@ export function createTunnel(options: TunnelOptions): Tunnel {
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
     try {
-      if (req.method !== 'POST') return answer(res, 405, 'Use POST', { Allow: 'POST' });
+      if (req.method !== 'POST') return answer(res, 405, 'Use POST.', { Allow: 'POST' });
       // SECURITY: another site's pages must not post through us.
       const crossSite = crossSiteReason(req);
-      if (crossSite) return answer(res, 403, `Cross-site requests are refused (${crossSite})`);
-      const declared = Number(req.headers['content-length']);
-      if (Number.isFinite(declared) && declared > maxBytes) {
-        // Answer without reading a body we will not forward.
-        answer(res, 413, 'Envelope too large', { Connection: 'close' });
-        req.resume();
-        return;
-      }
-      // SECURITY: a bounded number of uploads at once, so a flood costs bounded memory. Beyond it
-      // the answer comes at once, and the body is never read.
-      if (inFlight >= maxConcurrent) {
-        answer(res, 503, 'Too many reports at once; try again shortly', {
-          'Retry-After': '5',
-          Connection: 'close',
-        });
-        req.resume();
-        return;
-      }
-      inFlight += 1;
-      try {
-        await forwardChecked(req, res);
-      } finally {
-        inFlight -= 1;
-      }
+      if (crossSite) return answer(res, 403, `Cross-site requests are refused (${crossSite}).`);
+      await readCheckForward(req, res);
     } catch (error) {
       // The tunnel must never take the server down with it.
       log('error', 'reporting.tunnel_failed', { message: String(error) });
-      answer(res, 500, 'Tunnel error');
+      answer(res, 500, 'Tunnel error.');
     }
   }
 
-  return { path, matches, handle, inFlight: () => inFlight, close: () => agent.destroy() };
+  return { path, matches, handle, bufferedBytes: () => budget.held(), close: () => agent.destroy() };
 }

@@ -1,0 +1,113 @@
+import { checkEnvelope, REFUSAL_ANSWERS } from '../../../../lib/reporting/envelope';
+
+const DSN = 'https://publickey@o1.ingest.example/7';
+const FOREIGN = 'https://otherkey@o2.ingest.example/9';
+const HEADER = `{"event_id":"${'a'.repeat(32)}","sent_at":"2026-11-23T00:00:00.000Z","dsn":"${DSN}","sdk":{"name":"sentry.javascript.react","version":"11.12.0"}}`;
+const EVENT = '{"event_id":"' + 'a'.repeat(32) + '","message":"hello","level":"error"}';
+
+const bytes = (text: string) => new TextEncoder().encode(text);
+const check = (text: string) => checkEnvelope(bytes(text), DSN);
+const text = (envelope: Uint8Array | string) =>
+  typeof envelope === 'string' ? envelope : new TextDecoder().decode(envelope);
+
+/** The forwarded envelope's lines, each parsed. */
+function forwardedLines(envelope: string): unknown[] {
+  const result = check(envelope);
+  if (!result.ok) throw new Error(`refused: ${result.refusal}`);
+  return text(result.envelope)
+    .split('\n')
+    .map((line) => JSON.parse(line) as unknown);
+}
+
+/** What a JSON parser that keeps the first of two duplicate keys reads (several do). */
+function firstKeyWins(line: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [, key, value] of line.matchAll(/"([^"]+)":("[^"]*"|\d+)/g)) {
+    if (!(key! in out)) out[key!] = JSON.parse(value!);
+  }
+  return out;
+}
+
+describe('checkEnvelope', () => {
+  it('passes the one error event the SDK sends, as an envelope written anew', () => {
+    const lines = forwardedLines(`${HEADER}\n{"type":"event"}\n${EVENT}\n`);
+    expect(lines).toEqual([JSON.parse(HEADER), { type: 'event' }, JSON.parse(EVENT)]);
+  });
+
+  it('reads a payload by its declared length, and one with newlines of its own', () => {
+    const pretty = JSON.stringify(JSON.parse(EVENT), null, 2);
+    const lines = forwardedLines(
+      `${HEADER}\n{"type":"event","length":${Buffer.byteLength(pretty)}}\n${pretty}`,
+    );
+    expect(lines[2]).toEqual(JSON.parse(EVENT));
+  });
+
+  it.each([
+    ['an item type written twice', `${HEADER}\n{"type":"check_in","type":"event"}\n${EVENT}`],
+    [
+      'a foreign DSN before ours',
+      `${HEADER.replace('{', `{"dsn":"${FOREIGN}",`)}\n{"type":"event"}\n${EVENT}`,
+    ],
+    ['CRLF line endings', `${HEADER}\r\n{"type":"event"}\r\n${EVENT}\r\n`],
+  ])('forwards %s so that every parser reads what was checked', (_name, envelope) => {
+    const result = check(envelope);
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    const [header, itemHeader] = text(result.envelope).split('\n') as [string, string];
+    // Each key once, with the value that was checked, whichever duplicate a parser keeps.
+    expect(firstKeyWins(itemHeader)).toEqual({ type: 'event' });
+    expect(firstKeyWins(header).dsn).toBe(DSN);
+    expect(header.match(/"dsn"/g)).toHaveLength(1);
+    expect(text(result.envelope)).not.toContain('\r');
+  });
+
+  it('forwards only the envelope-header fields the SDK writes', () => {
+    const lines = forwardedLines(
+      `${HEADER.replace('{', '{"forwarded_for":"203.0.113.9","extra":1,')}\n{"type":"event"}\n${EVENT}`,
+    );
+    expect(Object.keys(lines[0] as object)).toEqual(['event_id', 'sent_at', 'dsn', 'sdk']);
+  });
+
+  it.each([
+    ['an empty body', '', 'not-an-envelope'],
+    ['no newline', HEADER, 'not-an-envelope'],
+    ['a first line that is not JSON', `junk\n{"type":"event"}\n${EVENT}`, 'not-an-envelope'],
+    ['a header without a DSN', `{"event_id":"x"}\n{"type":"event"}\n${EVENT}`, 'not-an-envelope'],
+    ['a header that is an array', `["${DSN}"]\n{"type":"event"}\n${EVENT}`, 'not-an-envelope'],
+    ['another DSN', `{"dsn":"${FOREIGN}"}\n{"type":"event"}\n${EVENT}`, 'foreign-dsn'],
+    ['no item', `${HEADER}\n`, 'not-one-event'],
+    ['a check-in', `${HEADER}\n{"type":"check_in"}\n{}`, 'not-one-event'],
+    ['a second item', `${HEADER}\n{"type":"event"}\n${EVENT}\n{"type":"event"}\n${EVENT}`, 'not-one-event'],
+    ['an empty second item', `${HEADER}\n{"type":"event"}\n${EVENT}\n{}\n`, 'not-one-event'],
+    ['junk after the payload', `${HEADER}\n{"type":"event"}\n${EVENT}\n\n`, 'not-one-event'],
+    ['a length past the end', `${HEADER}\n{"type":"event","length":9999}\n${EVENT}`, 'not-one-event'],
+    ['a length short of the payload', `${HEADER}\n{"type":"event","length":5}\n${EVENT}`, 'not-one-event'],
+    ['a length that is no number', `${HEADER}\n{"type":"event","length":"12"}\n${EVENT}`, 'not-one-event'],
+    ['a payload that is not JSON', `${HEADER}\n{"type":"event"}\nnot json`, 'not-one-event'],
+    ['a payload that is not an object', `${HEADER}\n{"type":"event"}\n[1,2]`, 'not-one-event'],
+  ])('refuses %s', (_name, envelope, refusal) => {
+    expect(check(envelope)).toEqual({ ok: false, refusal });
+  });
+
+  it('compares the DSN before it reads a single item', () => {
+    // A megabyte of junk lines after another DSN's header: the refusal is the DSN's.
+    const junk = `{"dsn":"${FOREIGN}"}\n${'1\n'.repeat(500_000)}`;
+    expect(check(junk)).toEqual({ ok: false, refusal: 'foreign-dsn' });
+    // After ours: the refusal is the items', found at the second item, whatever follows.
+    expect(check(`${HEADER}\n{}\n${'1\n'.repeat(500_000)}`)).toEqual({ ok: false, refusal: 'not-one-event' });
+  });
+
+  it('answers every refusal in a few fixed words, far under a kilobyte', () => {
+    for (const { status, message } of Object.values(REFUSAL_ANSWERS)) {
+      expect(status === 400 || status === 403).toBe(true);
+      expect(Buffer.byteLength(message)).toBeLessThan(100);
+    }
+  });
+
+  it('never throws, whatever the bytes', () => {
+    const nested = `${HEADER}\n{"type":"event"}\n${'['.repeat(200_000)}`;
+    expect(() => check(nested)).not.toThrow();
+    expect(check(nested)).toEqual({ ok: false, refusal: 'not-one-event' });
+    expect(() => checkEnvelope(new Uint8Array([0xff, 0xfe, 0x0a, 0x00]), DSN)).not.toThrow();
+  });
+});

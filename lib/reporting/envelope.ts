@@ -1,0 +1,112 @@
+// The tunnel's check of an envelope a browser posted (docs/tunnel.md): cheap to refuse, whatever the
+// body holds, and what it forwards is exactly what it checked.
+//
+// - The DSN in the first line is compared before anything else is read: junk for another DSN, or
+//   no envelope at all, costs one scan for a newline.
+// - The SDK sends one error event per envelope, so that is all that passes: one item, of type
+//   `event`, and nothing after it. The work is a few scans and one JSON parse of the payload,
+//   linear in the body's size.
+// - SECURITY: the ingest gets a canonical re-serialisation of what was parsed (Sentry's own
+//   createEnvelope and serializeEnvelope), never the raw bytes. A duplicate key
+//   (`{"type":"check_in","type":"event"}`, a foreign DSN before ours), a length that disagrees with
+//   the payload or a stray line ending could make another parser read an item type or DSN that
+//   was never approved; in the re-serialised envelope every key is written once, as checked.
+import { createEnvelope, type Event, type EventEnvelope, serializeEnvelope } from '@sentry/core';
+
+const NEWLINE = 0x0a;
+/** The SDK's envelope header is a few hundred bytes; a first line longer than this is no envelope. */
+const MAX_HEADER_BYTES = 16 * 1024;
+/** The same for an item header. */
+const MAX_ITEM_HEADER_BYTES = 1024;
+/** The envelope-header fields the SDK writes for an error event, and all that is forwarded. */
+const HEADER_FIELDS = ['event_id', 'sent_at', 'dsn', 'sdk', 'trace'] as const;
+
+/**
+ * Why an envelope is refused. Each reason has one fixed, short answer (never an echo of what was
+ * sent), so a refusal costs a few hundred bytes whatever the body was.
+ */
+export type Refusal = 'not-an-envelope' | 'foreign-dsn' | 'not-one-event';
+
+export const REFUSAL_ANSWERS: Readonly<Record<Refusal, { status: number; message: string }>> = {
+  'not-an-envelope': { status: 400, message: 'Not a Sentry envelope.' },
+  'foreign-dsn': { status: 403, message: 'This tunnel only forwards envelopes for its own DSN.' },
+  'not-one-event': { status: 400, message: 'This tunnel only forwards one error event per envelope.' },
+};
+
+export type EnvelopeCheck = { ok: true; envelope: Uint8Array | string } | { ok: false; refusal: Refusal };
+
+const refuse = (refusal: Refusal): EnvelopeCheck => ({ ok: false, refusal });
+
+/** A JSON object from `bytes`, or null: anything else (an array, a number, bad JSON). */
+function jsonObject(bytes: Uint8Array): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(
+      Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('utf8'),
+    );
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The end of the line starting at `from` (the newline's index, or the end), if within `max` bytes. */
+function lineEnd(body: Uint8Array, from: number, max: number): number | null {
+  const limit = Math.min(body.length, from + max + 1);
+  for (let i = from; i < limit; i += 1) if (body[i] === NEWLINE) return i;
+  return limit === body.length ? body.length : null;
+}
+
+/**
+ * Checks an envelope for `dsn` and returns the bytes to forward: the same envelope, written anew
+ * from what was checked. Never throws.
+ */
+export function checkEnvelope(body: Uint8Array, dsn: string): EnvelopeCheck {
+  try {
+    // 1. The envelope header, and its DSN, before anything else.
+    const headerEnd = lineEnd(body, 0, MAX_HEADER_BYTES);
+    if (headerEnd === null || headerEnd === body.length) return refuse('not-an-envelope');
+    const header = jsonObject(body.subarray(0, headerEnd));
+    if (header === null || typeof header.dsn !== 'string') return refuse('not-an-envelope');
+    // SECURITY: only envelopes for this app's own DSN: the tunnel is no open relay into Sentry.
+    if (header.dsn !== dsn) return refuse('foreign-dsn');
+
+    // 2. Exactly one item, an error event. SECURITY: check-ins, feedback, sessions, attachments and
+    // the rest could forge monitors or spend the project's quota.
+    const itemHeaderStart = headerEnd + 1;
+    const itemHeaderEnd = lineEnd(body, itemHeaderStart, MAX_ITEM_HEADER_BYTES);
+    if (itemHeaderEnd === null || itemHeaderEnd === body.length) return refuse('not-one-event');
+    const itemHeader = jsonObject(body.subarray(itemHeaderStart, itemHeaderEnd));
+    if (itemHeader === null || itemHeader.type !== 'event') return refuse('not-one-event');
+
+    // 3. The payload: `length` bytes when the header says so, else the rest of the line; after it
+    // at most one newline.
+    const payloadStart = itemHeaderEnd + 1;
+    let payloadEnd: number;
+    if (itemHeader.length !== undefined) {
+      const length = itemHeader.length;
+      if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 0)
+        return refuse('not-one-event');
+      payloadEnd = payloadStart + length;
+      if (payloadEnd > body.length) return refuse('not-one-event');
+    } else {
+      payloadEnd = lineEnd(body, payloadStart, body.length) ?? body.length;
+    }
+    const rest = body.length - payloadEnd;
+    if (rest > 1 || (rest === 1 && body[payloadEnd] !== NEWLINE)) return refuse('not-one-event');
+    const event = jsonObject(body.subarray(payloadStart, payloadEnd));
+    if (event === null) return refuse('not-one-event');
+
+    // 4. Written anew: each key once, as read; the payload on one line (JSON.stringify writes no
+    // raw newline), so it needs no length.
+    const headers: Record<string, unknown> = {};
+    for (const field of HEADER_FIELDS) if (header[field] !== undefined) headers[field] = header[field];
+    const envelope = createEnvelope<EventEnvelope>(headers as EventEnvelope[0], [
+      [{ type: 'event' }, event as Event],
+    ]);
+    return { ok: true, envelope: serializeEnvelope(envelope) };
+  } catch {
+    return refuse('not-an-envelope');
+  }
+}
