@@ -4,6 +4,8 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { securityHeaders } from '../http/security-headers';
 import { sendPlain, writePlainToSocket } from '../http/plain-response';
+import { sendProblem } from '../http/problem';
+import { isApiPath, QUERY_MAX_PARAMS } from '../http/query-bound';
 import { parseRequestTarget } from '../http/request-target';
 import { log } from '../log/json-line';
 
@@ -31,6 +33,28 @@ export function answeredBeforeNext(req: IncomingMessage, res: ServerResponse): b
   }
   sendPlain(res, 400, 'Bad request: the request target must be a path.');
   return true;
+}
+
+/** A query string with more parameters than Next can afford (lib/http/query-bound.ts). */
+export const TOO_MANY_PARAMS_STATUS = 414;
+const TOO_MANY_PARAMS = `The web address has more than ${QUERY_MAX_PARAMS} query parameters.`;
+
+/**
+ * Refuses a request whose query has too many parameters: API clients get problem details, browsers
+ * the bad-request screen, rendered by Next (`renderScreen`) for the path without its query.
+ * `req.url` must already be that path.
+ */
+export function refuseTooManyParams(
+  req: IncomingMessage,
+  res: ServerResponse,
+  renderScreen: () => Promise<void>,
+): void {
+  if (isApiPath(req.url ?? '/')) {
+    sendProblem(res, TOO_MANY_PARAMS_STATUS, TOO_MANY_PARAMS, { method: req.method });
+    return;
+  }
+  res.statusCode = TOO_MANY_PARAMS_STATUS;
+  renderScreen().catch(() => sendPlain(res, TOO_MANY_PARAMS_STATUS, TOO_MANY_PARAMS));
 }
 
 /** Parser errors Node reports, by code, and the status each deserves. */
@@ -69,9 +93,6 @@ export function answeredBeforeItsBody(socket: Duplex): boolean {
   return Boolean(incoming && !incoming.complete && incoming._dumped);
 }
 
-/** How often, at most, a warning about refused connections is logged. */
-export const DROP_LOG_INTERVAL_MS = 10_000;
-
 export function installGuards(server: Server): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     const answer = clientErrorAnswer(error.code ?? '');
@@ -89,18 +110,6 @@ export function installGuards(server: Server): void {
       return;
     }
     writePlainToSocket(socket, answer.status, answer.message);
-  });
-  // Connections over server.maxConnections are closed by Node on accept; say so, a few times a
-  // minute at most, however many arrive.
-  let dropped = 0;
-  let loggedAt = -Infinity;
-  server.on('drop', () => {
-    dropped += 1;
-    const now = performance.now();
-    if (now - loggedAt < DROP_LOG_INTERVAL_MS) return;
-    log('warn', 'server.connections_refused', { count: dropped, maxConnections: server.maxConnections });
-    dropped = 0;
-    loggedAt = now;
   });
   // No proxying here: CONNECT gets a clear refusal instead of a dropped socket.
   server.on('connect', (_req, socket) => {

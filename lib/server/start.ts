@@ -10,12 +10,16 @@ import { installSettings, readSettings, type Settings } from '../config/settings
 import { securityHeaderSetter } from '../http/security-headers';
 import { installGracefulShutdown } from '../lifecycle/graceful-shutdown';
 import { enterPhase } from '../lifecycle/state';
-import { log } from '../log/json-line';
+import { guardStream, log } from '../log/json-line';
 import { rememberResponse } from '../reporting/node/answered-status';
 import { reportThroughServerHook } from '../reporting/node/hook';
 import type { Tunnel } from '../reporting/tunnel';
 import { adoptBuildValues } from './build-output';
-import { answeredBeforeNext, installGuards, refuseUpgrades } from './guards';
+import { boundQuery, isApiPath } from '../http/query-bound';
+import { sendProblem } from '../http/problem';
+import { readApiRoutes } from './api-routes';
+import { limitConnections } from './connection-limit';
+import { answeredBeforeNext, installGuards, refuseTooManyParams, refuseUpgrades } from './guards';
 
 // The compiled file sits at dist/lib/server/start.js, three folders below the app's root.
 const ROOT = path.resolve(__dirname, '../../..');
@@ -100,6 +104,7 @@ async function main() {
   });
   await app.prepare();
   const handle = app.getRequestHandler();
+  const isApiRoute = dev ? null : readApiRoutes(ROOT, process.env.NEXT_DIST_DIR || '.next');
 
   // Every response carries the security headers, whoever writes it (Next, the tunnel, the guards).
   const setSecurityHeaders = securityHeaderSetter({ dev });
@@ -115,9 +120,21 @@ async function main() {
     (req, res) => {
       setSecurityHeaders(res);
       if (answeredBeforeNext(req, res)) return;
+      // SECURITY: Next's cost for a query grows with the square of its parameters; bound it first.
+      const query = boundQuery(req.url ?? '/');
+      if (query.kind === 'too-many') {
+        req.url = query.path;
+        refuseTooManyParams(req, res, () => app.renderError(null, req, res, query.path, {}));
+        return;
+      }
+      req.url = query.url;
       // One string comparison is all other requests pay for the tunnel.
       if (tunnel?.matches(req.url)) {
         void tunnel.handle(req, res);
+        return;
+      }
+      if (isApiRoute && isApiPath(req.url) && !isApiRoute(req.url.split('?', 1)[0]!)) {
+        sendProblem(res, 404, 'No API route answers this path.', { method: req.method });
         return;
       }
       // So that a reported error can learn how its request was answered.
@@ -134,7 +151,7 @@ async function main() {
     },
   );
   installGuards(server);
-  server.maxConnections = settings.maxConnections;
+  limitConnections(server, settings.maxConnections);
   if (dev) server.on('upgrade', app.getUpgradeHandler());
   else refuseUpgrades(server);
 
@@ -154,6 +171,10 @@ async function main() {
   await warmUp(server);
   enterPhase('ready', { port });
 }
+
+// Before anything is written: a log pipe whose reader has gone must not become an uncaught exception.
+guardStream(process.stdout);
+guardStream(process.stderr);
 
 // Like `next start`: report and keep serving. (An uncaught exception is not a reason to drop every
 // other request in flight; the orchestrator's liveness probe decides whether the process is wedged.)

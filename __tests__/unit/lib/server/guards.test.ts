@@ -1,7 +1,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { once } from 'node:events';
-import { ALLOW, answeredBeforeNext, clientErrorAnswer, installGuards } from '../../../../lib/server/guards';
+import {
+  ALLOW,
+  answeredBeforeNext,
+  clientErrorAnswer,
+  installGuards,
+  refuseTooManyParams,
+} from '../../../../lib/server/guards';
 
 function fakeRequest(parts: Partial<IncomingMessage>): IncomingMessage {
   return {
@@ -15,6 +21,7 @@ function fakeRequest(parts: Partial<IncomingMessage>): IncomingMessage {
 function fakeResponse() {
   const res = {
     status: 0,
+    statusCode: 200,
     headers: {} as Record<string, string>,
     body: '',
     headersSent: false,
@@ -162,5 +169,35 @@ describe('installGuards on a real server', () => {
     // The whole chunked body, then the end of it, and nothing after.
     expect(got).toMatch(/first part, \r\n[0-9a-f]+\r\nsecond part\r\n0\r\n\r\n$/);
     expect(got).not.toContain('HTTP/1.1 4');
+  });
+});
+
+describe('refuseTooManyParams', () => {
+  it('answers API clients with problem details, without rendering a screen', () => {
+    const res = fakeResponse();
+    const renderScreen = jest.fn(() => Promise.resolve());
+    refuseTooManyParams(fakeRequest({ url: '/api/orders' }), res as unknown as ServerResponse, renderScreen);
+    expect(renderScreen).not.toHaveBeenCalled();
+    expect(res.status).toBe(414);
+    expect(res.headers['Content-Type']).toBe('application/problem+json');
+    expect(JSON.parse(res.body)).toEqual(expect.objectContaining({ status: 414, title: 'URI Too Long' }));
+  });
+
+  it('has Next render the bad-request screen for browsers, with status 414', () => {
+    const res = fakeResponse();
+    const renderScreen = jest.fn(() => Promise.resolve());
+    refuseTooManyParams(fakeRequest({ url: '/search' }), res as unknown as ServerResponse, renderScreen);
+    expect(renderScreen).toHaveBeenCalledTimes(1);
+    expect(res.statusCode).toBe(414);
+  });
+
+  it('still answers 414 when the screen cannot be rendered', async () => {
+    const res = fakeResponse();
+    refuseTooManyParams(fakeRequest({ url: '/search' }), res as unknown as ServerResponse, () =>
+      Promise.reject(new Error('render failed')),
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(res.status).toBe(414);
+    expect(res.body).toContain('query parameters');
   });
 });

@@ -1,0 +1,46 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { PROBLEM_CONTENT_TYPE, sendProblem } from '../../../../lib/http/problem';
+
+let server: Server;
+let base: string;
+
+beforeAll(async () => {
+  server = createServer((req, res) =>
+    sendProblem(res, 404, 'No API route answers this path.', { method: req.method }),
+  );
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+describe('sendProblem', () => {
+  it('answers RFC 9457 problem details, with the security headers, never cached', async () => {
+    const res = await fetch(`${base}/api/nope?secret=1`);
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toBe(PROBLEM_CONTENT_TYPE);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.headers.get('content-security-policy')).toContain("default-src 'self'");
+    const body = await res.text();
+    expect(JSON.parse(body)).toEqual({
+      type: 'about:blank',
+      title: 'Not Found',
+      status: 404,
+      detail: 'No API route answers this path.',
+    });
+    // Nothing the client sent comes back.
+    expect(body).not.toContain('secret');
+  });
+
+  it('sends no body to HEAD, with the length a GET would have', async () => {
+    const get = await fetch(`${base}/api/nope`);
+    const head = await fetch(`${base}/api/nope`, { method: 'HEAD' });
+    expect(head.status).toBe(404);
+    expect(await head.text()).toBe('');
+    expect(head.headers.get('content-length')).toBe(get.headers.get('content-length'));
+  });
+});

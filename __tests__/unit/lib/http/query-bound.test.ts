@@ -1,0 +1,59 @@
+import { boundQuery, countParams, isApiPath, QUERY_MAX_PARAMS } from '../../../../lib/http/query-bound';
+
+describe('countParams', () => {
+  it.each([
+    ['', 0],
+    ['a', 1],
+    ['a=1&b=2', 2],
+    ['a&&b&', 2],
+    ['&&&', 0],
+    ['a=1&a=2&a=3', 3],
+  ])('counts %p as URLSearchParams does: %i', (query, expected) => {
+    expect(countParams(query)).toBe(expected);
+    expect(countParams(query)).toBe([...new URLSearchParams(query)].length);
+  });
+
+  it('stops counting just past the limit, however long the query', () => {
+    expect(countParams('a&'.repeat(100_000), 10)).toBe(11);
+  });
+});
+
+describe('boundQuery', () => {
+  it('passes a query at the limit and refuses one past it, keeping the path for the screen', () => {
+    const atLimit = `/search?${'a=1&'.repeat(QUERY_MAX_PARAMS)}`;
+    expect(boundQuery(atLimit)).toEqual({ kind: 'pass', url: atLimit });
+    expect(boundQuery(`/search?${'a&'.repeat(QUERY_MAX_PARAMS + 1)}`)).toEqual({
+      kind: 'too-many',
+      path: '/search',
+    });
+    expect(boundQuery(`/api/orders?${'a&'.repeat(QUERY_MAX_PARAMS + 1)}`)).toEqual({
+      kind: 'too-many',
+      path: '/api/orders',
+    });
+  });
+
+  it.each(['/api/health', '/api/health/live', '/api/health/ready', '/api/health/ready/'])(
+    'drops the query of %s entirely, however large',
+    (path) => {
+      expect(boundQuery(`${path}?${'a&'.repeat(7500)}`)).toEqual({ kind: 'pass', url: path });
+      expect(boundQuery(`${path}?verbose=1`)).toEqual({ kind: 'pass', url: path });
+    },
+  );
+
+  it('leaves paths without a query, and paths that only look like health, alone', () => {
+    expect(boundQuery('/about')).toEqual({ kind: 'pass', url: '/about' });
+    expect(boundQuery('/api/healthz?a=1')).toEqual({ kind: 'pass', url: '/api/healthz?a=1' });
+  });
+});
+
+describe('isApiPath', () => {
+  it.each([
+    ['/api', true],
+    ['/api/', true],
+    ['/api/x', true],
+    ['/apis', false],
+    ['/about/api', false],
+  ])('%s → %p', (path, expected) => {
+    expect(isApiPath(path)).toBe(expected);
+  });
+});

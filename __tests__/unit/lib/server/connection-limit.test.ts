@@ -1,0 +1,123 @@
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import { connect, type AddressInfo, type Socket } from 'node:net';
+import { limitConnections } from '../../../../lib/server/connection-limit';
+
+const LIMIT = 3;
+let server: Server;
+let port: number;
+let limit: ReturnType<typeof limitConnections>;
+/** Responses held open by requests to /hold, answered by the test. */
+let held: ServerResponse[];
+
+beforeEach(async () => {
+  held = [];
+  jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
+  server = createServer({ keepAliveTimeout: 60_000 }, (req, res) => {
+    if (req.url === '/hold') held.push(res);
+    else res.end('ok');
+  });
+  limit = limitConnections(server, LIMIT);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  port = (server.address() as AddressInfo).port;
+});
+
+afterEach(async () => {
+  for (const res of held) res.end();
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+  jest.restoreAllMocks();
+});
+
+interface Client {
+  socket: Socket;
+  text: () => string;
+  closed: () => boolean;
+}
+
+function client(): Promise<Client> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    let text = '';
+    let closed = false;
+    socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+    socket.on('error', () => {});
+    socket.on('close', () => (closed = true));
+    socket.once('connect', () => resolve({ socket, text: () => text, closed: () => closed }));
+  });
+}
+
+const request = (path: string) => `GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`;
+
+async function until(condition: () => boolean) {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 2));
+}
+
+describe('limitConnections', () => {
+  it('closes the connection idle the longest to admit a new one', async () => {
+    const idle: Client[] = [];
+    for (let i = 0; i < LIMIT; i += 1) {
+      const c = await client();
+      c.socket.write(request('/'));
+      await until(() => c.text().endsWith('ok'));
+      idle.push(c);
+    }
+    expect(limit.open()).toBe(LIMIT);
+    expect(limit.idle()).toBe(LIMIT);
+    // The first to go idle is the first to go; the newcomer is answered.
+    const newcomer = await client();
+    newcomer.socket.write(request('/'));
+    await until(() => newcomer.text().endsWith('ok'));
+    await until(() => idle[0]!.closed());
+    expect(idle.map((c) => c.closed())).toEqual([true, false, false]);
+    expect(limit.open()).toBe(LIMIT);
+    // A connection that was used again is no longer the oldest idle one.
+    idle[1]!.socket.write(request('/'));
+    await until(() => idle[1]!.text().split('ok').length === 3);
+    const another = await client();
+    another.socket.write(request('/'));
+    await until(() => another.text().endsWith('ok'));
+    await until(() => idle[2]!.closed());
+    expect(idle[1]!.closed()).toBe(false);
+    for (const c of [...idle, newcomer, another]) c.socket.destroy();
+  });
+
+  it('counts a connection that has sent nothing as idle since it opened', async () => {
+    const silent = await client();
+    const used = await client();
+    used.socket.write(request('/'));
+    await until(() => used.text().endsWith('ok'));
+    const busy = await client();
+    busy.socket.write(request('/hold'));
+    await until(() => held.length === 1);
+    // silent has been idle since before used finished: it goes first; busy is never a candidate.
+    const newcomer = await client();
+    newcomer.socket.write(request('/'));
+    await until(() => newcomer.text().endsWith('ok'));
+    await until(() => silent.closed());
+    expect([used.closed(), busy.closed()]).toEqual([false, false]);
+    for (const c of [used, silent, busy, newcomer]) c.socket.destroy();
+  });
+
+  it('refuses a newcomer only when every connection has a request in flight, and says so once', async () => {
+    const busy: Client[] = [];
+    for (let i = 0; i < LIMIT; i += 1) {
+      const c = await client();
+      c.socket.write(request('/hold'));
+      busy.push(c);
+    }
+    await until(() => held.length === LIMIT);
+    const refused = [await client(), await client()];
+    await until(() => refused.every((c) => c.closed()));
+    expect(refused.map((c) => c.text())).toEqual(['', '']);
+    expect(busy.map((c) => c.closed())).toEqual([false, false, false]);
+    const lines = (process.stderr.write as jest.Mock).mock.calls.map((call) => String(call[0]));
+    expect(lines.filter((line) => line.includes('"event":"server.connections_refused"'))).toHaveLength(1);
+    // Once one is answered, its connection is idle, and the next newcomer gets in.
+    held.shift()!.end('done');
+    await until(() => busy[0]!.text().endsWith('done'));
+    const next = await client();
+    next.socket.write(request('/'));
+    await until(() => next.text().endsWith('ok'));
+    for (const c of [...busy, next]) c.socket.destroy();
+  });
+});

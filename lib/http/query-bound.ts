@@ -1,0 +1,50 @@
+// What a query string may cost before Next sees it. Next's API runtime copies the query with a loop
+// that calls URLSearchParams.getAll for every key, so its cost grows with the square of the number
+// of parameters: 2,000 cost 55 ms and 4,000 cost 170 ms of event-loop time on a bare `next start`
+// (bench/query-cost.js). The bound and why it is 256: docs/query-bound.md.
+
+/** More parameters than this and the request is refused with 414. */
+export const QUERY_MAX_PARAMS = 256;
+
+/** Health answers the same whatever its query; probes never pay for one. */
+const HEALTH_PATH = /^\/api\/health(?:\/live|\/ready)?\/?$/;
+
+export type QueryVerdict =
+  /** `url` is what Next should see: the same, or without the query (health). */
+  | { kind: 'pass'; url: string }
+  /** Too many parameters; `path` is the URL without its query, for the error screen. */
+  | { kind: 'too-many'; path: string };
+
+/**
+ * The number of parameters in a query string, counted as URLSearchParams counts them (empty
+ * pieces between `&`s are no parameter), and never past `limit + 1`: a linear scan that stops early.
+ */
+export function countParams(query: string, limit = QUERY_MAX_PARAMS): number {
+  let count = 0;
+  let pieceHasText = false;
+  for (let i = 0; i < query.length; i += 1) {
+    if (query.charCodeAt(i) === 38 /* & */) {
+      if (pieceHasText) count += 1;
+      if (count > limit) return count;
+      pieceHasText = false;
+    } else {
+      pieceHasText = true;
+    }
+  }
+  return pieceHasText ? count + 1 : count;
+}
+
+/** @param url a path with an optional query (`req.url` once the request target is checked) */
+export function boundQuery(url: string, limit = QUERY_MAX_PARAMS): QueryVerdict {
+  const queryAt = url.indexOf('?');
+  if (queryAt === -1) return { kind: 'pass', url };
+  const path = url.slice(0, queryAt);
+  if (HEALTH_PATH.test(path)) return { kind: 'pass', url: path };
+  if (countParams(url.slice(queryAt + 1), limit) > limit) return { kind: 'too-many', path };
+  return { kind: 'pass', url };
+}
+
+/** Whether a path is the API's: its answers are JSON, never an HTML screen. */
+export function isApiPath(path: string): boolean {
+  return path === '/api' || path.startsWith('/api/') || path.startsWith('/api?');
+}
