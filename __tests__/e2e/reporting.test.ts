@@ -268,18 +268,35 @@ describe('the secret table, end to end', () => {
   }
 
   it('in a real browser: no case reaches the ingest, whatever field it is in', async () => {
-    const watched = await openAndWaitForSdk(`/__fixtures__/secrets/${SEGMENT}?${NESTED}`);
-    for (const [index] of SECRET_CASES.entries()) {
-      await watched.page.getByRole('button', { name: `Throw case ${index}`, exact: true }).click();
+    // One page sends at most 17 events here (seen with this server and the one before it; the
+    // limit is the browser SDK's or Chromium's), so the table is thrown from a few pages.
+    const PER_PAGE = 10;
+    for (let start = 0; start < SECRET_CASES.length; start += PER_PAGE) {
+      const watched = await openAndWaitForSdk(`/__fixtures__/secrets/${SEGMENT}?${NESTED}`);
+      for (const index of SECRET_CASES.keys()) {
+        if (index < start || index >= start + PER_PAGE) continue;
+        await watched.page.getByRole('button', { name: `Throw case ${index}`, exact: true }).click();
+      }
+      if (start === 0) await watched.page.getByRole('button', { name: 'Reject with an object' }).click();
+      const prefixes = SECRET_CASES.map((_c, index) => `Fixture secret ${index}:`).slice(
+        start,
+        start + PER_PAGE,
+      );
+      const missing = () => prefixes.filter((prefix) => ingest.eventsWithMessage(prefix).length === 0);
+      // The cases whose event never came are named, so a failure says which shape was lost.
+      await ingest
+        .waitFor(() =>
+          missing().length === 0 &&
+          ingest.events().some((event) => JSON.stringify(event).includes('secret object'))
+            ? true
+            : undefined,
+        )
+        .catch((error: unknown) => {
+          throw new Error(`${String(error)}; missing: ${missing().join(' ') || 'the rejected object'}`);
+        });
+      expectOnlyTunnelTraffic(watched);
+      await watched.close();
     }
-    await watched.page.getByRole('button', { name: 'Reject with an object' }).click();
-    const prefixes = SECRET_CASES.map((_c, index) => `Fixture secret ${index}:`);
-    await ingest.waitFor(() =>
-      prefixes.every((prefix) => ingest.eventsWithMessage(prefix).length > 0) &&
-      ingest.events().some((event) => JSON.stringify(event).includes('secret object'))
-        ? true
-        : undefined,
-    );
     const mine = ingest.envelopes.filter((envelope) => envelope.raw.includes('/__fixtures__/secrets/'));
     expect(mine.length).toBeGreaterThanOrEqual(SECRET_CASES.length + 1);
     for (const envelope of mine) expectNoSecretIn(envelope.raw);
@@ -288,8 +305,6 @@ describe('the secret table, end to end', () => {
     expect(event.request?.url).toBe(
       `${server.url}/__fixtures__/secrets/[token]?next=https%3A%2F%2Fapp.example.com%2Fcb%3Ftoken%3D[Filtered]`,
     );
-    expectOnlyTunnelTraffic(watched);
-    await watched.close();
   });
 
   it.each(SECRET_CASES.map((c, index) => [c.shape, index] as const))(
@@ -377,7 +392,8 @@ describe('the tunnel', () => {
     const forwarded = ingest.envelopes.at(-1)!;
     expect(forwarded.headers.cookie).toBeUndefined();
     expect(forwarded.headers.authorization).toBeUndefined();
-    expect(forwarded.raw).toBe(envelopeFor(build.dsn));
+    // The envelope as the tunnel checked it, written anew: the same lines, no trailing newline.
+    expect(forwarded.raw).toBe(envelopeFor(build.dsn).trimEnd());
   });
 
   it('refuses an envelope for another DSN with 403 and forwards nothing', async () => {
