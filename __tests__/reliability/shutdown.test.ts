@@ -1,10 +1,17 @@
 // SIGTERM in the middle of load: no request fails during the drain, and the process exits 0.
-import autocannon from 'autocannon';
+//
+// The load is node:http's keep-alive Agent, not autocannon: while draining, the server answers
+// `Connection: close` so clients move to a replica that is not shutting down, and autocannon
+// ignores that header. It writes its next request onto the connection the server is closing, and
+// counts the reset that follows as a failed request (7 to 52 of about 12,000 here, with this server
+// and the one before it). The Agent, like browsers and load balancers, opens a new connection.
+import { Agent, get } from 'node:http';
 import { PRODUCTION_DIST } from '../support/paths';
 import { startServer } from '../support/server';
 import { recordResult } from '../support/results';
 
 const DRAIN_MS = 3000;
+const CONNECTIONS_PER_PATH = 33;
 
 describe('SIGTERM under load', () => {
   it('serves every request during the drain at 100 connections and exits 0', async () => {
@@ -20,48 +27,64 @@ describe('SIGTERM under load', () => {
       '/api/health': [200, 503],
     };
     const unexpected: string[] = [];
+    const errors: string[] = [];
     const seen: Record<string, Set<number>> = {};
-    let errors = 0;
-    const loads = Object.entries(EXPECTED).map(([path, allowed]) => {
+    let total = 0;
+    let slowestMs = 0;
+    let loading = true;
+    const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS_PER_PATH * 3 });
+
+    /** One connection's worth of load: a request, then the next as soon as it is answered. */
+    const loop = async (path: string) => {
+      while (loading) {
+        const started = performance.now();
+        const status = await new Promise<number>((resolve) => {
+          const req = get(`${server.url}${path}`, { agent, timeout: 10_000 }, (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+            res.on('error', (error: NodeJS.ErrnoException) => {
+              errors.push(`${path}: ${error.code ?? error.message}`);
+              resolve(0);
+            });
+          });
+          req.on('timeout', () => req.destroy(new Error('timed out')));
+          req.on('error', (error: NodeJS.ErrnoException) => {
+            errors.push(`${path}: ${error.code ?? error.message}`);
+            resolve(0);
+          });
+        });
+        slowestMs = Math.max(slowestMs, performance.now() - started);
+        if (status === 0) continue;
+        total += 1;
+        seen[path]!.add(status);
+        if (!EXPECTED[path]!.includes(status)) unexpected.push(`${path} → ${status}`);
+      }
+    };
+    const loads = Object.keys(EXPECTED).flatMap((path) => {
       seen[path] = new Set();
-      let finish: (result: autocannon.Result) => void = () => {};
-      const finished = new Promise<autocannon.Result>((resolve) => (finish = resolve));
-      // With a callback autocannon returns its running instance, whose events count every answer.
-      const instance = autocannon(
-        { url: `${server.url}${path}`, connections: 33, duration: 30, timeout: 10 },
-        (_error, result) => finish(result),
-      );
-      instance.on('response', (_client: unknown, statusCode: number) => {
-        seen[path]!.add(statusCode);
-        if (!allowed.includes(statusCode)) unexpected.push(`${path} → ${statusCode}`);
-      });
-      instance.on('reqError', () => (errors += 1));
-      return { instance, finished };
+      return Array.from({ length: CONNECTIONS_PER_PATH }, () => loop(path));
     });
 
     await new Promise((resolve) => setTimeout(resolve, 2000));
     server.child.kill('SIGTERM');
     // Stop the load just before the drain ends; after it, the server stops accepting by design.
     await new Promise((resolve) => setTimeout(resolve, DRAIN_MS - 500));
-    loads.forEach(({ instance }) => instance.stop());
-    const results = await Promise.all(loads.map(({ finished }) => finished));
-    const result = {
-      requests: { total: results.reduce((sum, r) => sum + r.requests.total, 0) },
-      latency: { max: Math.max(...results.map((r) => r.latency.max)) },
-    };
+    loading = false;
+    await Promise.all(loads);
+    agent.destroy();
     const code = await server.exited;
     recordResult({
-      scenario: 'shutdown: SIGTERM under 100 connections',
-      requests: result.requests.total,
-      failures: errors + unexpected.length,
-      worstLatencyMs: result.latency.max,
+      scenario: 'shutdown: SIGTERM under 99 connections',
+      requests: total,
+      failures: errors.length + unexpected.length,
+      worstLatencyMs: slowestMs,
       note: `drain ${DRAIN_MS} ms, exit ${code}`,
     });
-    expect(errors).toBe(0);
+    expect(errors).toEqual([]);
     expect(unexpected).toEqual([]);
     // The drain was seen: /api/health answered 503 once SIGTERM arrived.
     expect([...seen['/api/health']!].sort()).toEqual([200, 503]);
-    expect(result.requests.total).toBeGreaterThan(1000);
+    expect(total).toBeGreaterThan(1000);
     expect(code).toBe(0);
   });
 });
