@@ -24,7 +24,7 @@ export interface Settings {
   headersTimeoutMs: number;
   /** How long a client may take to send a whole request, headers and body. */
   requestTimeoutMs: number;
-  /** Open connections beyond this are closed as soon as they are accepted. */
+  /** At this many open connections, the one idle the longest is closed to admit a new one. */
   maxConnections: number;
   /** How often Node looks for connections past the two timeouts above. */
   connectionsCheckIntervalMs: number;
