@@ -287,6 +287,13 @@ describe('the tunnel carries only this app’s own reports', () => {
 });
 
 describe('the tunnel’s bounds', () => {
+  // What each test opened, closed after it whether it passed or not: a failed test must end, not
+  // leave servers and uploads that keep Jest from exiting.
+  const opened: (() => unknown)[] = [];
+  afterEach(async () => {
+    for (const close of opened.splice(0).reverse()) await close();
+  });
+
   /** A tunnel of its own, in front of the shared ingest, with the given bounds. */
   async function boundedApp(bounds: {
     maxBufferedBytes?: number;
@@ -305,15 +312,17 @@ describe('the tunnel’s bounds', () => {
     const server = createServer((req, res) => void own.handle(req, res));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as AddressInfo).port;
-    return {
-      own,
-      port,
-      close: async () => {
+    let closed: Promise<unknown> | null = null;
+    const close = () => {
+      closed ??= (async () => {
         own.close();
         server.closeAllConnections();
         await new Promise((resolve) => server.close(resolve));
-      },
+      })();
+      return closed;
     };
+    opened.push(close);
+    return { own, port, close };
   }
 
   /** Starts an upload that declares `declared` bytes, sends `sent` of them and waits. */
@@ -332,11 +341,20 @@ describe('the tunnel’s bounds', () => {
     });
     req.on('error', () => {});
     req.write('x'.repeat(sent));
+    opened.push(() => req.destroy());
     return { req, status: () => status };
   }
 
-  async function until(condition: () => boolean) {
-    while (!condition()) await new Promise((resolve) => setImmediate(resolve));
+  /**
+   * Waits for `condition`, and gives up with an error before the test's own timeout: a loop left
+   * spinning after a failed test would keep Jest from ever exiting.
+   */
+  async function until(condition: () => boolean, timeoutMs = 4000) {
+    const deadline = performance.now() + timeoutMs;
+    while (!condition()) {
+      if (performance.now() > deadline) throw new Error(`never held: ${condition.toString()}`);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
   }
 
   /** An upload whose body never finishes: only an answer given without reading it can arrive. */

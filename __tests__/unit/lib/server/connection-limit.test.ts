@@ -48,8 +48,16 @@ function client(): Promise<Client> {
 
 const request = (path: string) => `GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`;
 
-async function until(condition: () => boolean) {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 2));
+/**
+ * Waits for `condition`, and gives up with an error before the test's own timeout: a loop left
+ * polling after a failed test would keep Jest from ever exiting.
+ */
+async function until(condition: () => boolean, timeoutMs = 4000) {
+  const deadline = performance.now() + timeoutMs;
+  while (!condition()) {
+    if (performance.now() > deadline) throw new Error(`never held: ${condition.toString()}`);
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
 }
 
 describe('limitConnections', () => {
