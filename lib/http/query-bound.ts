@@ -10,8 +10,8 @@ export const QUERY_MAX_PARAMS = 256;
 const HEALTH_PATH = /^\/api\/health(?:\/live|\/ready)?\/?$/;
 
 export type QueryVerdict =
-  /** `url` is what Next should see: the same, or without the query (health). */
-  | { kind: 'pass'; url: string }
+  /** `url` is what Next should see: the same, or without the query (health); `path` has no query. */
+  | { kind: 'pass'; url: string; path: string }
   /** Too many parameters; `path` is the URL without its query, for the error screen. */
   | { kind: 'too-many'; path: string };
 
@@ -37,14 +37,14 @@ export function countParams(query: string, limit = QUERY_MAX_PARAMS): number {
 /** @param url a path with an optional query (`req.url` once the request target is checked) */
 export function boundQuery(url: string, limit = QUERY_MAX_PARAMS): QueryVerdict {
   const queryAt = url.indexOf('?');
-  if (queryAt === -1) return { kind: 'pass', url };
+  if (queryAt === -1) return { kind: 'pass', url, path: url };
   const path = url.slice(0, queryAt);
-  if (HEALTH_PATH.test(path)) return { kind: 'pass', url: path };
+  if (HEALTH_PATH.test(path)) return { kind: 'pass', url: path, path };
   if (countParams(url.slice(queryAt + 1), limit) > limit) return { kind: 'too-many', path };
-  return { kind: 'pass', url };
+  return { kind: 'pass', url, path };
 }
 
-/** Whether a path is the API's: its answers are JSON, never an HTML screen. */
+/** Whether a path (without its query) is the API's: its answers are JSON, never an HTML screen. */
 export function isApiPath(path: string): boolean {
-  return path === '/api' || path.startsWith('/api/') || path.startsWith('/api?');
+  return path === '/api' || path.startsWith('/api/');
 }

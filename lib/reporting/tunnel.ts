@@ -135,6 +135,15 @@ function forward(
   });
 }
 
+/**
+ * After a refusal: the rest of the body is discarded as it arrives when a declared length bounds
+ * it; a chunked body, which nothing bounds, closes the connection.
+ */
+function discardRest(req: IncomingMessage): void {
+  if (req.headers['content-length'] === undefined) req.destroy();
+  else req.resume();
+}
+
 export function createTunnel(options: TunnelOptions): Tunnel {
   const { dsn, path } = options;
   const timeoutMs = options.timeoutMs ?? TUNNEL_DEFAULTS.timeoutMs;
@@ -164,7 +173,7 @@ export function createTunnel(options: TunnelOptions): Tunnel {
     switch (upload.kind) {
       case 'too-large':
         answer(res, 413, 'Envelope too large.', { Connection: 'close' });
-        return req.headers['content-length'] === undefined ? req.destroy() : req.resume();
+        return discardRest(req);
       case 'too-slow':
         answer(res, 408, 'The envelope took too long to arrive.', { Connection: 'close' });
         return req.destroy();
@@ -173,8 +182,7 @@ export function createTunnel(options: TunnelOptions): Tunnel {
           'Retry-After': '5',
           Connection: 'close',
         });
-        // The rest is discarded as it arrives: a declared length bounds it; a chunked body does not.
-        return req.headers['content-length'] === undefined ? req.destroy() : req.resume();
+        return discardRest(req);
       case 'aborted':
         return req.destroy();
       case 'body':

@@ -25,6 +25,9 @@ import { answeredBeforeNext, installGuards, refuseTooManyParams, refuseUpgrades 
 const ROOT = path.resolve(__dirname, '../../..');
 const dev = process.argv.includes('--dev');
 
+/** The build's folder, read after .env files are loaded (NEXT_DIST_DIR may come from one). */
+const distDir = () => process.env.NEXT_DIST_DIR || '.next';
+
 /** Loads the health route once over loopback, so the first real probe does not pay for it. */
 function warmUp(server: http.Server): Promise<void> {
   return new Promise((resolve) => {
@@ -74,7 +77,7 @@ function configure(): Settings {
   adoptBuildValues({
     root: ROOT,
     dev,
-    distDir: process.env.NEXT_DIST_DIR || '.next',
+    distDir: distDir(),
     standaloneConfigPath: path.join(ROOT, 'standalone-config.json'),
   });
   const settings = readSettings(process.env);
@@ -104,7 +107,7 @@ async function main() {
   });
   await app.prepare();
   const handle = app.getRequestHandler();
-  const isApiRoute = dev ? null : readApiRoutes(ROOT, process.env.NEXT_DIST_DIR || '.next');
+  const isApiRoute = dev ? null : readApiRoutes(ROOT, distDir());
 
   // Every response carries the security headers, whoever writes it (Next, the tunnel, the guards).
   const setSecurityHeaders = securityHeaderSetter({ dev });
@@ -133,7 +136,7 @@ async function main() {
         void tunnel.handle(req, res);
         return;
       }
-      if (isApiRoute && isApiPath(req.url) && !isApiRoute(req.url.split('?', 1)[0]!)) {
+      if (isApiRoute && isApiPath(query.path) && !isApiRoute(query.path)) {
         sendProblem(res, 404, 'No API route answers this path.', { method: req.method });
         return;
       }

@@ -21,7 +21,7 @@ describe('countParams', () => {
 describe('boundQuery', () => {
   it('passes a query at the limit and refuses one past it, keeping the path for the screen', () => {
     const atLimit = `/search?${'a=1&'.repeat(QUERY_MAX_PARAMS)}`;
-    expect(boundQuery(atLimit)).toEqual({ kind: 'pass', url: atLimit });
+    expect(boundQuery(atLimit)).toEqual({ kind: 'pass', url: atLimit, path: '/search' });
     expect(boundQuery(`/search?${'a&'.repeat(QUERY_MAX_PARAMS + 1)}`)).toEqual({
       kind: 'too-many',
       path: '/search',
@@ -35,14 +35,18 @@ describe('boundQuery', () => {
   it.each(['/api/health', '/api/health/live', '/api/health/ready', '/api/health/ready/'])(
     'drops the query of %s entirely, however large',
     (path) => {
-      expect(boundQuery(`${path}?${'a&'.repeat(7500)}`)).toEqual({ kind: 'pass', url: path });
-      expect(boundQuery(`${path}?verbose=1`)).toEqual({ kind: 'pass', url: path });
+      expect(boundQuery(`${path}?${'a&'.repeat(7500)}`)).toEqual({ kind: 'pass', url: path, path });
+      expect(boundQuery(`${path}?verbose=1`)).toEqual({ kind: 'pass', url: path, path });
     },
   );
 
   it('leaves paths without a query, and paths that only look like health, alone', () => {
-    expect(boundQuery('/about')).toEqual({ kind: 'pass', url: '/about' });
-    expect(boundQuery('/api/healthz?a=1')).toEqual({ kind: 'pass', url: '/api/healthz?a=1' });
+    expect(boundQuery('/about')).toEqual({ kind: 'pass', url: '/about', path: '/about' });
+    expect(boundQuery('/api/healthz?a=1')).toEqual({
+      kind: 'pass',
+      url: '/api/healthz?a=1',
+      path: '/api/healthz',
+    });
   });
 });
 
