@@ -26,10 +26,7 @@ if [ ! -f dist/lib/server/start.js ]; then
   exit 1
 fi
 cp -R dist "$dest/dist"
-# Type declarations are for next.config.js's type check, not for running.
-find "$dest/dist" -name '*.d.ts' -delete
-# The build's resolved Next config. The standalone folder has no build tooling to load
-# next.config.js with, so the server hands this to Next instead (as Next's own standalone server.js does).
+# The build's resolved Next config, which the server hands to Next (lib/server/build-output.ts).
 node -e '
   const fs = require("fs");
   const { config } = JSON.parse(fs.readFileSync(process.argv[1], "utf8"));

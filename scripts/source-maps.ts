@@ -21,12 +21,14 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { loadEnvConfig } from '@next/env';
+import { readVariable } from '../lib/config/variables';
+import { builtConfigText, parseBuiltConfig } from '../lib/server/build-output';
 
 const ROOT = path.resolve(__dirname, '../..');
 // NEXT_DIST_DIR, SENTRY_AUTH_TOKEN and the rest may sit in .env files, as for `next build`: load
 // them the same way (the environment wins) before anything is read.
 loadEnvConfig(ROOT, false, { info: () => {}, error: (...args: unknown[]) => console.error(...args) });
-const DIST = path.resolve(ROOT, process.env.NEXT_DIST_DIR || '.next');
+const DIST = path.resolve(ROOT, readVariable('distDir', process.env, []));
 /** The one folder maps are kept in: inside the build, outside everything the server serves. */
 export const MAPS_FOLDER = 'sourcemaps';
 
@@ -141,18 +143,15 @@ function syncStandalone(): void {
 }
 
 function buildRelease(): string | undefined {
-  try {
-    const manifest = JSON.parse(readFileSync(path.join(DIST, 'required-server-files.json'), 'utf8'));
-    return manifest.config?.env?.APP_RELEASE;
-  } catch {
-    return undefined;
-  }
+  return parseBuiltConfig(builtConfigText(ROOT, path.relative(ROOT, DIST)))?.env?.APP_RELEASE;
 }
 
 /** Uploads the kept maps to Sentry when credentials are set; returns whether it did. */
 export function uploadIfConfigured(): boolean {
-  const { SENTRY_AUTH_TOKEN, SENTRY_ORG, SENTRY_PROJECT } = process.env;
-  if (!SENTRY_AUTH_TOKEN || !SENTRY_ORG || !SENTRY_PROJECT) return false;
+  const credentials = (['sentryAuthToken', 'sentryOrg', 'sentryProject'] as const).map((key) =>
+    readVariable(key, process.env, []),
+  );
+  if (credentials.some((value) => !value)) return false;
   const folder = path.join(DIST, MAPS_FOLDER);
   if (!existsSync(folder))
     throw new Error(`No source maps in ${path.relative(ROOT, folder)}: run npm run build first.`);

@@ -1,6 +1,6 @@
 // The one reader of the values `next build` bakes in (release, version, reporting settings). In
 // Next's bundles, browser and server alike, each `process.env.APP_…` below is replaced by its
-// value at build time (next.config.js `env`, made by ./build-time.ts). The compiled server is not
+// value at build time (next.config.ts `env`, made by ./build-time.ts). The compiled server is not
 // bundled: it copies the build's values into process.env before anything reads them
 // (lib/server/build-output.ts), so the same functions answer the same values there.
 
@@ -34,3 +34,11 @@ export const sentryEnvironment = (): string => process.env.APP_SENTRY_ENVIRONMEN
 
 /** The same-origin path browsers post reports to, or null without a DSN. */
 export const tunnelPath = (): string | null => process.env.APP_SENTRY_TUNNEL_PATH || null;
+
+/** What the error screens say about the service (./site.ts). */
+export const screenValues = () => ({
+  serviceName: process.env.APP_SERVICE_NAME || 'This service',
+  homeHref: process.env.APP_HOME_HREF || null,
+  contactHref: process.env.APP_CONTACT_HREF || null,
+  contactLabel: process.env.APP_CONTACT_LABEL || 'contact us',
+});

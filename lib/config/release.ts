@@ -4,6 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { readVariable, type Env } from './variables';
 
 function gitCommit(root: string): string | undefined {
   try {
@@ -27,8 +28,8 @@ export function packageVersion(root: string): string {
 }
 
 /** SENTRY_RELEASE, else the git commit of `root`, else the package version. */
-export function resolveRelease(env: Record<string, string | undefined>, root: string): string {
-  const explicit = env.SENTRY_RELEASE?.trim();
+export function resolveRelease(env: Env, root: string): string {
+  const explicit = readVariable('sentryRelease', env, []);
   if (explicit) return explicit;
   return gitCommit(root) ?? packageVersion(root);
 }

@@ -1,5 +1,6 @@
-// What the error screens say about the service. Set at build time (see next.config.js and the
-// README); inlined into the bundles, so unset values cost nothing.
+// What the error screens say about the service: NEXT_PUBLIC_SERVICE_NAME and the rest, read at build
+// time (lib/config/variables.ts) and inlined into the bundles, so unset values cost nothing.
+import { screenValues } from './build-values';
 
 export interface SiteConfig {
   /** Shown in every <title>, after the screen's heading. */
@@ -13,10 +14,10 @@ export interface SiteConfig {
   contact: { href: string; label: string } | null;
 }
 
+const values = screenValues();
+
 export const site: SiteConfig = {
-  serviceName: process.env.APP_SERVICE_NAME || 'This service',
-  homeHref: process.env.APP_HOME_HREF || null,
-  contact: process.env.APP_CONTACT_HREF
-    ? { href: process.env.APP_CONTACT_HREF, label: process.env.APP_CONTACT_LABEL || 'contact us' }
-    : null,
+  serviceName: values.serviceName,
+  homeHref: values.homeHref,
+  contact: values.contactHref ? { href: values.contactHref, label: values.contactLabel } : null,
 };

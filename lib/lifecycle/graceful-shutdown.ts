@@ -1,11 +1,13 @@
 // What SIGTERM and SIGINT do to a running HTTP server: drain, stop accepting, let in-flight
 // requests finish, flush, exit 0. A second signal exits at once.
-import type { Server } from 'node:http';
-import { log } from '../log/json-line';
+import type { Server, ServerResponse } from 'node:http';
+import { errorFields, log } from '../log/json-line';
 import { enterPhase, lifecycleState } from './state';
 
 export interface ShutdownOptions {
   server: Server;
+  /** The server's count of requests in flight (lib/server/pipeline.ts keeps it). */
+  requests: RequestCounter;
   drainMs: number;
   shutdownTimeoutMs: number;
   /** Cap on the before-exit tasks (flushing error reports). */
@@ -19,23 +21,30 @@ export const DEFAULT_FLUSH_TIMEOUT_MS = 2000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+export interface RequestCounter {
+  /** Called first for every request: counts it until its response closes. */
+  requestStarted: (res: ServerResponse) => void;
+  inFlight: () => number;
+  /** From now on every response asks its client to close the connection. */
+  startDraining: () => void;
+}
+
 /**
  * Counts requests in flight and, once draining starts, asks clients to close keep-alive
  * connections so the next request goes to a replica that is not shutting down.
  */
-export function trackRequests(server: Server) {
+export function createRequestCounter(): RequestCounter {
   let inFlight = 0;
   let draining = false;
   const finished = () => {
     inFlight -= 1;
   };
-  // Ahead of the app's own handler, so the header is set before the response can be sent.
-  server.prependListener('request', (_req, res) => {
-    inFlight += 1;
-    if (draining) res.setHeader('Connection', 'close');
-    res.once('close', finished);
-  });
   return {
+    requestStarted: (res) => {
+      inFlight += 1;
+      if (draining) res.setHeader('Connection', 'close');
+      res.once('close', finished);
+    },
     inFlight: () => inFlight,
     startDraining: () => {
       draining = true;
@@ -49,7 +58,7 @@ async function runBeforeExitTasks(timeoutMs: number): Promise<void> {
     try {
       await task();
     } catch (error) {
-      log('error', 'lifecycle.before_exit_failed', { task: name, message: String(error) });
+      log('error', 'lifecycle.before_exit_failed', { task: name, error: errorFields(error) });
     }
   });
   let timer: NodeJS.Timeout | undefined;
@@ -63,13 +72,13 @@ async function runBeforeExitTasks(timeoutMs: number): Promise<void> {
 
 export function installGracefulShutdown({
   server,
+  requests,
   drainMs,
   shutdownTimeoutMs,
   flushTimeoutMs = DEFAULT_FLUSH_TIMEOUT_MS,
   exit = (code) => process.exit(code),
   signals = ['SIGTERM', 'SIGINT'],
 }: ShutdownOptions): { shutdown: (reason: string) => Promise<void> } {
-  const requests = trackRequests(server);
   let running: Promise<void> | null = null;
 
   async function shutdown(reason: string) {
@@ -103,7 +112,7 @@ export function installGracefulShutdown({
         return;
       }
       running = shutdown(signal).catch((error: unknown) => {
-        log('error', 'lifecycle.shutdown_failed', { message: String(error) });
+        log('error', 'lifecycle.shutdown_failed', { error: errorFields(error) });
         exit(1);
       });
     });

@@ -43,3 +43,34 @@ export function log(level: Level, event: string, fields: Record<string, unknown>
   }
   writeLine(level === 'info' ? process.stdout : process.stderr, line);
 }
+
+/** An error as a log field: its type, message and stack (and code), never just `String(error)`. */
+export function errorFields(error: unknown): {
+  type: string;
+  message: string;
+  stack?: string;
+  code?: string;
+} {
+  try {
+    if (error instanceof Error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      return {
+        type: error.name || error.constructor?.name || 'Error',
+        message: error.message,
+        ...(error.stack ? { stack: error.stack } : {}),
+        ...(typeof code === 'string' ? { code } : {}),
+      };
+    }
+    return { type: typeof error, message: typeof error === 'string' ? error : describe(error) };
+  } catch {
+    return { type: 'unknown', message: 'the error could not be described' };
+  }
+}
+
+function describe(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value); // a cycle, a BigInt
+  }
+}

@@ -10,7 +10,7 @@ import https from 'node:https';
 import { dsnFromString, getEnvelopeEndpointWithUrlEncodedAuth } from '@sentry/core';
 import { sendPlain as answer } from '../http/plain-response';
 import { createUploadBudget, readUpload, type UploadLimits } from '../http/upload';
-import { log } from '../log/json-line';
+import { errorFields, log } from '../log/json-line';
 import { checkEnvelope, REFUSAL_ANSWERS } from './envelope';
 
 /** Sentry's answers that the SDK reads: status, rate limits and back-off. */
@@ -247,7 +247,7 @@ export function createTunnel(options: TunnelOptions): Tunnel {
       await readCheckForward(req, res);
     } catch (error) {
       // The tunnel must never take the server down with it.
-      log('error', 'reporting.tunnel_failed', { message: String(error) });
+      log('error', 'reporting.tunnel_failed', { error: errorFields(error) });
       answer(res, 500, 'Tunnel error.');
     }
   }

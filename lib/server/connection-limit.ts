@@ -4,7 +4,7 @@
 // instead, so connections that sent one request and then wait could lock every newcomer out,
 // liveness probes included, for a whole keep-alive timeout. A newcomer is refused only when every
 // connection has a request in flight.
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { log } from '../log/json-line';
 
@@ -16,6 +16,8 @@ export interface ConnectionLimit {
   open: () => number;
   /** Of those, the ones with no request in flight. */
   idle: () => number;
+  /** Called for every request: its connection is busy until the response is sent. */
+  requestStarted: (req: IncomingMessage, res: ServerResponse) => void;
 }
 
 export function limitConnections(
@@ -62,14 +64,14 @@ export function limitConnections(
     });
   });
 
-  server.on('request', (req, res) => {
+  const requestStarted = (req: IncomingMessage, res: ServerResponse) => {
     const socket = req.socket;
     idle.delete(socket);
     res.once('finish', () => {
       // Idle again, and now the most recently so, unless it is closing.
       if (live.has(socket) && !socket.destroyed && res.shouldKeepAlive) idle.add(socket);
     });
-  });
+  };
 
-  return { open: () => live.size, idle: () => idle.size };
+  return { open: () => live.size, idle: () => idle.size, requestStarted };
 }

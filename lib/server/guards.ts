@@ -7,7 +7,6 @@ import { sendPlain, writePlainToSocket } from '../http/plain-response';
 import { sendProblem } from '../http/problem';
 import { isApiPath, QUERY_MAX_PARAMS } from '../http/query-bound';
 import { parseRequestTarget } from '../http/request-target';
-import { log } from '../log/json-line';
 
 export const ALLOW = 'GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE';
 
@@ -93,7 +92,11 @@ export function answeredBeforeItsBody(socket: Duplex): boolean {
   return Boolean(incoming && !incoming.complete && incoming._dumped);
 }
 
-export function installGuards(server: Server): void {
+/**
+ * Answers what never becomes a request: input Node's parser rejects, CONNECT, and protocol
+ * upgrades (handed to `upgrade` when given: `npm run dev` passes Next's, for hot reloading).
+ */
+export function guardConnections(server: Server, upgrade?: UpgradeHandler): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     const answer = clientErrorAnswer(error.code ?? '');
     if (!answer || answeredBeforeItsBody(socket)) {
@@ -115,15 +118,14 @@ export function installGuards(server: Server): void {
   server.on('connect', (_req, socket) => {
     writePlainToSocket(socket, 405, 'CONNECT is not supported.', { Allow: ALLOW });
   });
-  server.on('error', (error) => log('error', 'server.error_event', { message: String(error) }));
+  // WebSocket and other upgrades: nothing here accepts them in production, so say so instead of
+  // leaving the socket open with no answer.
+  server.on(
+    'upgrade',
+    upgrade ??
+      ((_req, socket) =>
+        writePlainToSocket(socket, 400, 'Bad request: this server does not accept protocol upgrades.')),
+  );
 }
 
-/**
- * WebSocket (and other) upgrades: nothing here accepts them in production, so say so instead of
- * leaving the socket open with no answer. (`npm run dev` hands them to Next for hot reloading.)
- */
-export function refuseUpgrades(server: Server): void {
-  server.on('upgrade', (_req, socket) => {
-    writePlainToSocket(socket, 400, 'Bad request: this server does not accept protocol upgrades.');
-  });
-}
+export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;

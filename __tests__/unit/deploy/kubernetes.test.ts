@@ -179,8 +179,9 @@ describe('Dockerfile', () => {
     expect(healthcheck).toContain('CMD ["node", "-e", ');
     expect(healthcheck).toContain('/api/health/live');
     expect(instructions.at(-1)).toBe('CMD ["node", "dist/lib/server/start.js"]');
+    // `exec`: npm's shell becomes the server, so a SIGTERM npm forwards reaches it.
     expect(JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.start).toBe(
-      'node dist/lib/server/start.js',
+      'exec node dist/lib/server/start.js',
     );
   });
 

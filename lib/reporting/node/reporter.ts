@@ -1,7 +1,7 @@
 // Server-side error reports: one per error object, with a reference id _error can show. Through
 // Sentry (./sentry-client.ts, loaded only when there is a DSN) or else as one JSON line on stderr.
 // Initialised by instrumentation.ts; reached by everything else through ./hook.ts.
-import { log } from '../../log/json-line';
+import { errorFields, log } from '../../log/json-line';
 import { markReported, newEventId, referenceOf } from '../reference';
 import { asRoute, scrubFields, scrubUrl } from '../scrub';
 import { installServerReporter, type ServerErrorContext } from './hook';
@@ -14,15 +14,6 @@ export interface ServerReportingConfig {
 }
 
 let sentry: SentrySender | null = null;
-
-function errorParts(error: unknown): { message: string; stack?: string } {
-  if (error instanceof Error) return { message: error.message, stack: error.stack };
-  try {
-    return { message: typeof error === 'string' ? error : JSON.stringify(error) };
-  } catch {
-    return { message: String(error) };
-  }
-}
 
 /**
  * Reports one server error and returns its reference id, or undefined when it is not reported
@@ -41,7 +32,7 @@ export function reportServerError(error: unknown, context: ServerErrorContext): 
       sentry(error, id, context, path);
       return id;
     }
-    const { message, stack } = errorParts(error);
+    const { type, message, stack } = errorFields(error);
     log(
       'error',
       'server.error',
@@ -51,6 +42,7 @@ export function reportServerError(error: unknown, context: ServerErrorContext): 
         method: context.method,
         status: context.status,
         ...(path ? { path } : {}),
+        type,
         message,
         ...(stack ? { stack } : {}),
       }),

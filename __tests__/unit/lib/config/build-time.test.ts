@@ -34,7 +34,7 @@ describe('buildTimeEnv: what every bundle gets', () => {
       APP_SENTRY_DSN: '',
       APP_SENTRY_ENVIRONMENT: 'production',
       APP_SENTRY_TUNNEL_PATH: '',
-      APP_SERVICE_NAME: '',
+      APP_SERVICE_NAME: 'This service',
       APP_HOME_HREF: '',
       APP_CONTACT_HREF: '',
       APP_CONTACT_LABEL: '',

@@ -1,4 +1,5 @@
-import { checkDsn, readReportingConfig } from '../../../../lib/config/reporting';
+import { readReportingConfig } from '../../../../lib/config/reporting';
+import { readVariable } from '../../../../lib/config/variables';
 
 const DSN = 'https://abc123@o1.ingest.example.io/42';
 
@@ -58,16 +59,31 @@ describe('readReportingConfig', () => {
   });
 });
 
-describe('checkDsn', () => {
+describe('the SENTRY_DSN check', () => {
+  const read = (value: string | undefined) => {
+    const problems: string[] = [];
+    return { value: readVariable('sentryDsn', { SENTRY_DSN: value }, problems), problems };
+  };
+
   it('takes an unset or blank DSN as reporting off', () => {
-    expect(checkDsn(undefined)).toEqual({ dsn: null });
-    expect(checkDsn('  ')).toEqual({ dsn: null });
+    expect(read(undefined)).toEqual({ value: null, problems: [] });
+    expect(read('  ')).toEqual({ value: null, problems: [] });
   });
 
-  it('trims a good DSN and names the variable in a problem', () => {
-    expect(checkDsn(` ${DSN} `)).toEqual({ dsn: DSN });
-    expect(checkDsn('https://host.example/1')).toEqual({
-      problem: 'SENTRY_DSN is malformed: it has no public key (https://KEY@host/PROJECT_ID)',
-    });
+  it('trims a good DSN, and names the variable in a problem without repeating the value', () => {
+    expect(read(` ${DSN} `)).toEqual({ value: DSN, problems: [] });
+    expect(read('https://abc:s3cr3t@host.example/1').problems).toEqual([
+      'SENTRY_DSN is malformed: it contains a secret key; use the public DSN',
+    ]);
+  });
+
+  it('prints nothing of its own for a DSN Sentry cannot parse', () => {
+    const error = jest.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      expect(read('https://abc@host.example/').problems).toHaveLength(1);
+      expect(error).not.toHaveBeenCalled();
+    } finally {
+      error.mockRestore();
+    }
   });
 });

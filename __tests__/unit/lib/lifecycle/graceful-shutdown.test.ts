@@ -1,10 +1,16 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { installGracefulShutdown } from '../../../../lib/lifecycle/graceful-shutdown';
+import {
+  createRequestCounter,
+  installGracefulShutdown,
+  type RequestCounter,
+} from '../../../../lib/lifecycle/graceful-shutdown';
 import { beforeExit, currentPhase, enterPhase } from '../../../../lib/lifecycle/state';
 import { resetLifecycle } from '../../../../lib/lifecycle/state';
 
 let server: Server;
+/** The count the server keeps, as lib/server/pipeline.ts keeps it. */
+let requests: RequestCounter;
 let base: string;
 /** Requests to /slow/<name> wait until the test releases them. */
 let slow: Map<string, { arrived: Promise<void>; arrive: () => void; release: () => void }>;
@@ -35,7 +41,9 @@ beforeEach(async () => {
   jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
   jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
   slow = new Map();
+  requests = createRequestCounter();
   server = createServer((req, res) => {
+    requests.requestStarted(res);
     if (req.url?.startsWith('/slow/')) {
       const entry = gate(req.url.slice('/slow/'.length));
       entry.release = () => res.end('slow done');
@@ -66,7 +74,7 @@ afterEach(async () => {
 
 function install(options: { drainMs: number; shutdownTimeoutMs: number }) {
   const exit = jest.fn();
-  const controls = installGracefulShutdown({ server, ...options, exit, signals: [] });
+  const controls = installGracefulShutdown({ server, requests, ...options, exit, signals: [] });
   return { exit, ...controls };
 }
 
@@ -128,9 +136,14 @@ describe('graceful shutdown', () => {
       order.push('flush');
     });
     const exit = jest.fn(() => order.push('exit'));
-    await installGracefulShutdown({ server, drainMs: 0, shutdownTimeoutMs: 100, exit, signals: [] }).shutdown(
-      't',
-    );
+    await installGracefulShutdown({
+      server,
+      requests,
+      drainMs: 0,
+      shutdownTimeoutMs: 100,
+      exit,
+      signals: [],
+    }).shutdown('t');
     expect(order).toEqual(['flush', 'exit']);
   });
 
@@ -139,6 +152,7 @@ describe('graceful shutdown', () => {
     const exit = jest.fn();
     await installGracefulShutdown({
       server,
+      requests,
       drainMs: 0,
       shutdownTimeoutMs: 100,
       flushTimeoutMs: 50,

@@ -13,6 +13,7 @@ beforeEach(async () => {
   held = [];
   jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
   server = createServer({ keepAliveTimeout: 60_000 }, (req, res) => {
+    limit.requestStarted(req, res);
     if (req.url === '/hold') held.push(res);
     else res.end('ok');
   });

@@ -5,7 +5,7 @@ import {
   ALLOW,
   answeredBeforeNext,
   clientErrorAnswer,
-  installGuards,
+  guardConnections,
   refuseTooManyParams,
 } from '../../../../lib/server/guards';
 
@@ -106,7 +106,7 @@ describe('clientErrorAnswer', () => {
   });
 });
 
-describe('installGuards on a real server', () => {
+describe('guardConnections on a real server', () => {
   let server: Server;
   let releaseHeld: () => void = () => {};
   let heldStarted: Promise<void>;
@@ -122,7 +122,7 @@ describe('installGuards on a real server', () => {
       res.write('first part, ');
       releaseHeld = () => res.end('second part');
     });
-    installGuards(server);
+    guardConnections(server);
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
   });

@@ -22,7 +22,7 @@ afterEach(() => jest.restoreAllMocks());
 const context = { route: '/orders/[id]', method: 'POST', status: 500, path: '/orders/7?token=abc' };
 
 describe('server reporting without a DSN', () => {
-  it('writes one JSON line with reference, time, route, method, status, message and stack', () => {
+  it('writes one JSON line with reference, time, route, method, status, type, message and stack', () => {
     const error = new Error('database unreachable');
     const id = reportServerError(error, context);
     expect(id).toMatch(/^[0-9a-f]{32}$/);
@@ -37,6 +37,7 @@ describe('server reporting without a DSN', () => {
       status: 500,
       // The route it matched, not its concrete segment.
       path: '/orders/[id]?token=[Filtered]',
+      type: 'Error',
       message: 'database unreachable',
       stack: expect.stringContaining('database unreachable'),
     });

@@ -1,9 +1,8 @@
-// @ts-check
-const path = require('node:path');
-const { PHASE_DEVELOPMENT_SERVER, PHASE_PRODUCTION_SERVER } = require('next/constants');
-// Compiled from lib/config/build-time.ts by `npm run build:server`, which every script that loads
-// this file (build, dev, test:unit, typecheck) runs first.
-const { buildTimeEnv } = require('./dist/lib/config/build-time.js');
+import path from 'node:path';
+import type { NextConfig } from 'next';
+import { PHASE_DEVELOPMENT_SERVER, PHASE_PRODUCTION_SERVER } from 'next/constants';
+// Next compiles this file and what it imports (lib/config) itself: nothing here needs dist/.
+import { buildTimeEnv } from './lib/config/build-time';
 
 /**
  * Pages are TypeScript (`.tsx`, `.ts`). Fixture pages (`*.fixture.jsx`) throw on purpose for the
@@ -16,9 +15,8 @@ const withFixtures = process.env.APP_SHELL_FIXTURES === '1';
 /**
  * The values inlined into every bundle, read and checked once; a bad value stops the build with
  * one line.
- * @param {boolean} dev
  */
-function inlinedEnv(dev) {
+function inlinedEnv(dev: boolean) {
   try {
     return buildTimeEnv(process.env, { dev, root: __dirname });
   } catch (error) {
@@ -27,8 +25,7 @@ function inlinedEnv(dev) {
   }
 }
 
-/** @type {(phase: string) => import('next').NextConfig} */
-module.exports = (phase) => {
+export default function nextConfig(phase: string): NextConfig {
   const dev = phase === PHASE_DEVELOPMENT_SERVER;
   // Inlined into every bundle at build time: one release and one reporting setup for browser,
   // server and health. The running production server reads the build's values instead (see
@@ -88,7 +85,7 @@ module.exports = (phase) => {
         const splitChunks = config.optimization?.splitChunks;
         if (splitChunks && typeof splitChunks.chunks === 'function') {
           const nextChunks = splitChunks.chunks;
-          splitChunks.chunks = (/** @type {{ name?: string }} */ chunk) =>
+          splitChunks.chunks = (chunk: { name?: string }) =>
             chunk.name !== 'app-shell-reporting' && nextChunks(chunk);
         }
       }
@@ -116,4 +113,4 @@ module.exports = (phase) => {
       return config;
     },
   };
-};
+}

@@ -1,0 +1,131 @@
+// The table of variables is the one list: the docs and .env.example are rendered from it, every
+// variable the code reads is in it, and every row's check refuses a bad value.
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { renderEnvExample, renderReference } from '../../../../lib/config/reference';
+import { readVariable, VARIABLES, type Variable } from '../../../../lib/config/variables';
+
+const ROOT = path.resolve(__dirname, '../../../..');
+const rows = Object.values(VARIABLES) as Variable<unknown>[];
+const names = rows.map((row) => row.name);
+
+describe('the rendered files', () => {
+  // `npm run settings:docs` runs this file with UPDATE_SETTINGS_DOCS=1, which writes them instead.
+  it.each([
+    ['docs/configuration.md', renderReference],
+    ['.env.example', renderEnvExample],
+  ])('%s is what the table renders', (file, render) => {
+    const where = path.join(ROOT, file);
+    if (process.env.UPDATE_SETTINGS_DOCS === '1') writeFileSync(where, render());
+    expect(readFileSync(where, 'utf8')).toBe(render());
+  });
+});
+
+/** Variables the code may read that are not the app's settings: Node's, Next's, the platform's. */
+const NOT_SETTINGS = new Set([
+  'NODE_ENV',
+  'NEXT_RUNTIME',
+  'NEXT_TELEMETRY_DISABLED',
+  '__NEXT_PRIVATE_STANDALONE_CONFIG',
+  // Set by Kubernetes; changes SHUTDOWN_DRAIN_MS's default.
+  'KUBERNETES_SERVICE_HOST',
+  // The test builds only (next.config.ts, __tests__/e2e/fixtures).
+  'APP_SHELL_FIXTURES',
+  // Where the tests and benchmarks find Chromium (scripts/lib/chromium.js).
+  'CHROMIUM_PATH',
+]);
+/** The values a build bakes in (lib/config/build-values.ts), named APP_*: made from the rows. */
+const BAKED = /^APP_/;
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(path.join(ROOT, dir), { recursive: true, encoding: 'utf8' })
+    .filter((file) => /\.(ts|tsx|js|cjs)$/.test(file) && !file.includes('__fixtures__'))
+    .map((file) => path.join(dir, file));
+}
+
+describe('the table', () => {
+  it('lists every variable the app reads', () => {
+    const files = [
+      ...['lib', 'pages', 'components', 'scripts'].flatMap(sourceFiles),
+      'next.config.ts',
+      'instrumentation.ts',
+    ];
+    const read = new Set<string>();
+    for (const file of files) {
+      const source = readFileSync(path.join(ROOT, file), 'utf8');
+      for (const match of source.matchAll(/\b(?:process\.)?env(?:\.|\[['"])([A-Z_][A-Z0-9_]+)/g))
+        read.add(match[1]!);
+    }
+    // The Dockerfile passes build-time variables as ARGs.
+    for (const match of readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8').matchAll(/^ARG ([A-Z_]+)/gm))
+      if (match[1] !== 'NODE_IMAGE') read.add(match[1]!);
+    const unlisted = [...read].filter(
+      (name) => !names.includes(name) && !NOT_SETTINGS.has(name) && !BAKED.test(name),
+    );
+    expect(unlisted).toEqual([]);
+    expect(read.size).toBeGreaterThan(10);
+  });
+
+  it('names each variable once', () => {
+    expect(new Set(names).size).toBe(names.length);
+  });
+});
+
+/**
+ * A value each variable must refuse, written out by hand: a whole number gets a fraction inside its
+ * range, so the check of wholeness is tested on its own. Variables that accept any text are
+ * listed with null. A new row fails the test below until it is added here.
+ */
+const REFUSED: Record<string, string[] | null> = {
+  SENTRY_DSN: [
+    'not a url',
+    'ftp://key@host/1',
+    'https://host/1',
+    'https://key:secret@host/1',
+    'https://key@host/',
+  ],
+  SENTRY_ENVIRONMENT: null,
+  SENTRY_RELEASE: null,
+  SENTRY_TUNNEL_PATH: ['tunnel', '/a', '/api', '/_next', '/with/slash', `/${'x'.repeat(70)}`],
+  SENTRY_AUTH_TOKEN: null,
+  SENTRY_ORG: null,
+  SENTRY_PROJECT: null,
+  SENTRY_URL: null,
+  NEXT_PUBLIC_SERVICE_NAME: null,
+  NEXT_PUBLIC_HOME_HREF: null,
+  NEXT_PUBLIC_CONTACT_HREF: null,
+  NEXT_PUBLIC_CONTACT_LABEL: null,
+  NEXT_DIST_DIR: null,
+  NEXT_OUTPUT: ['export', 'Standalone'],
+  PORT: ['-1', '65536', '3000.5', 'http', '0x'],
+  HOST: null,
+  SHUTDOWN_DRAIN_MS: ['-5', '600001', '250.5', 'soon'],
+  SHUTDOWN_TIMEOUT_MS: ['-1', '600001', '1000.5', 'later'],
+  KEEP_ALIVE_TIMEOUT_MS: ['999', '600001', '5000.5', 'long'],
+  HEADERS_TIMEOUT_MS: ['999', '120001', '5000.5', 'x'],
+  REQUEST_TIMEOUT_MS: ['999', '600001', '20000.5', 'x'],
+  MAX_CONNECTIONS: ['0', '1000001', '10.5', 'many', '-3'],
+  CONNECTIONS_CHECK_INTERVAL_MS: ['99', '30001', '250.5', 'x'],
+  HEALTH_EVENT_LOOP_DELAY_MS_WARN: ['0', '600001', '50.5', 'x'],
+  HEALTH_EVENT_LOOP_DELAY_MS_FAIL: ['0', '600001', '400.5', 'soon'],
+  HEALTH_HEAP_USED_RATIO_WARN: ['0', '1.01', '2', 'half'],
+  HEALTH_HEAP_USED_RATIO_FAIL: ['0.001', '1.5', 'lots'],
+  HEALTH_CHECK_REUSE_MS: ['-1', '60001', '10.5', 'x'],
+};
+
+describe('every check', () => {
+  it('has a list of refused values for every row', () => {
+    expect(Object.keys(REFUSED).sort()).toEqual([...names].sort());
+  });
+
+  const cases = rows.flatMap((row, index) =>
+    (REFUSED[row.name] ?? []).map((value) => [row.name, value, Object.keys(VARIABLES)[index]!] as const),
+  );
+
+  it.each(cases)('refuses %s=%p with one sentence naming it, and keeps the default', (name, value, key) => {
+    const problems: string[] = [];
+    const got = readVariable(key as keyof typeof VARIABLES, { [name]: value }, problems);
+    expect(problems).toEqual([expect.stringMatching(new RegExp(`^${name} `))]);
+    expect(got).toEqual(readVariable(key as keyof typeof VARIABLES, {}, []));
+  });
+});

@@ -1,0 +1,205 @@
+// The server's stages in order, on a real loopback server with a stand-in for Next: which stage
+// answers what, and that every answer passes the stages before it.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
+import { installServerReporter } from '../../../../lib/reporting/node/hook';
+import type { Tunnel } from '../../../../lib/reporting/tunnel';
+import { createPipeline, type NextStage, type Pipeline } from '../../../../lib/server/pipeline';
+import { clearSlot } from '../../../../lib/process/slots';
+import { sendRaw } from '../../../support/raw-http';
+
+const SETTINGS = {
+  keepAliveTimeoutMs: 5000,
+  headersTimeoutMs: 5000,
+  requestTimeoutMs: 5000,
+  connectionsCheckIntervalMs: 1000,
+  maxConnections: 100,
+};
+
+let pipeline: Pipeline;
+let port: number;
+let nextSaw: string[];
+let nextFails: unknown;
+let tunnelSaw: string[];
+let stderr: jest.SpyInstance;
+/** Responses to /hold, left open until the test ends them. */
+let held: ServerResponse[];
+
+const fakeNext: NextStage = {
+  handle: (req: IncomingMessage, res: ServerResponse) => {
+    if (nextFails) return Promise.reject(nextFails);
+    nextSaw.push(req.url ?? '');
+    if (req.url === '/hold') {
+      held.push(res);
+      return Promise.resolve();
+    }
+    res.end('from next');
+    return Promise.resolve();
+  },
+  renderError: (_req, res, path) => {
+    res.end(`screen for ${path}`);
+    return Promise.resolve();
+  },
+};
+
+const fakeTunnel = {
+  path: '/t3st',
+  matches: (url: string | undefined) => url === '/t3st',
+  handle: (req: IncomingMessage, res: ServerResponse) => {
+    tunnelSaw.push(req.url ?? '');
+    res.end('from the tunnel');
+    return Promise.resolve();
+  },
+  bufferedBytes: () => 0,
+  close: () => {},
+} satisfies Tunnel;
+
+beforeEach(async () => {
+  nextSaw = [];
+  tunnelSaw = [];
+  nextFails = undefined;
+  held = [];
+  stderr = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
+  pipeline = createPipeline({
+    settings: SETTINGS,
+    dev: false,
+    next: fakeNext,
+    tunnel: fakeTunnel,
+    isApiRoute: (path) => path.startsWith('/api/health'),
+  });
+  await new Promise<void>((resolve) => pipeline.server.listen(0, '127.0.0.1', resolve));
+  port = (pipeline.server.address() as AddressInfo).port;
+});
+
+afterEach(async () => {
+  for (const res of held) res.end();
+  pipeline.server.closeAllConnections();
+  await new Promise((resolve) => pipeline.server.close(resolve));
+  clearSlot('serverReporter');
+  jest.restoreAllMocks();
+});
+
+const get = (target: string, headers = 'Host: x\r\n') =>
+  sendRaw(port, `GET ${target} HTTP/1.1\r\n${headers}Connection: close\r\n\r\n`);
+
+const loggedEvents = () =>
+  stderr.mock.calls.map(([line]) => JSON.parse(String(line)) as Record<string, unknown>);
+
+describe('the server pipeline', () => {
+  it('hands an ordinary request to Next, with the security headers set before it', async () => {
+    const answer = await get('/orders?id=3');
+    expect(answer.body).toBe('from next');
+    expect(nextSaw).toEqual(['/orders?id=3']);
+    expect(answer.headers['x-content-type-options']).toEqual(['nosniff']);
+  });
+
+  it('answers a request without Host before Next, with the security headers', async () => {
+    const answer = await get('/orders', '');
+    expect(answer.status).toBe(400);
+    expect(answer.headers['x-content-type-options']).toEqual(['nosniff']);
+    expect(nextSaw).toEqual([]);
+  });
+
+  it('turns an absolute-form target into a path before anything after it reads the URL', async () => {
+    await get('http://x/orders');
+    expect(nextSaw).toEqual(['/orders']);
+  });
+
+  it('strips the health routes of their query before Next parses it', async () => {
+    await get('/api/health/live?a=1&b=2');
+    expect(nextSaw).toEqual(['/api/health/live']);
+  });
+
+  it('refuses a query of too many parameters: a screen for pages, problem details under /api', async () => {
+    const many = Array.from({ length: 300 }, (_, i) => `p${i}=1`).join('&');
+    const page = await get(`/search?${many}`);
+    expect(page.status).toBe(414);
+    expect(page.body).toBe('screen for /search');
+    const api = await get(`/api/orders?${many}`);
+    expect(api.status).toBe(414);
+    expect(api.headers['content-type']).toEqual(['application/problem+json']);
+    expect(nextSaw).toEqual([]);
+  });
+
+  it('sends the tunnel path to the tunnel, not to Next', async () => {
+    const answer = await get('/t3st');
+    expect(answer.body).toBe('from the tunnel');
+    expect(tunnelSaw).toEqual(['/t3st']);
+    expect(nextSaw).toEqual([]);
+  });
+
+  it('answers an API path no route serves with a JSON 404, and passes known API routes on', async () => {
+    const unknown = await get('/api/nope');
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers['content-type']).toEqual(['application/problem+json']);
+    await get('/api/health');
+    expect(nextSaw).toEqual(['/api/health']);
+  });
+
+  it('reports a failure of Next itself, answers 500, and logs the reference with the error', async () => {
+    const reporter = jest.fn(() => 'ref-1234');
+    installServerReporter(reporter);
+    nextFails = new TypeError('handler broke');
+    const answer = await get('/orders');
+    expect(answer.status).toBe(500);
+    expect(reporter).toHaveBeenCalledWith(
+      nextFails,
+      expect.objectContaining({ status: 500, mechanism: 'request_handler', path: '/orders' }),
+    );
+    const line = loggedEvents().find((entry) => entry.event === 'server.request_failed');
+    expect(line).toEqual(
+      expect.objectContaining({
+        reference: 'ref-1234',
+        error: expect.objectContaining({
+          type: 'TypeError',
+          message: 'handler broke',
+          stack: expect.stringContaining('handler broke'),
+        }),
+      }),
+    );
+  });
+
+  it('counts every request in flight, including those a guard answers, and asks for close while draining', async () => {
+    const before = pipeline.requests.inFlight();
+    pipeline.requests.startDraining();
+    const answer = await sendRaw(port, 'GET /orders HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect(answer.headers.connection).toEqual(['close']);
+    const refused = await get('/orders', '');
+    expect(refused.headers.connection).toEqual(['close']);
+    expect(pipeline.requests.inFlight()).toBe(before);
+  });
+
+  it('refuses protocol upgrades in production and CONNECT always', async () => {
+    const upgrade = await sendRaw(
+      port,
+      'GET /ws HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n',
+    );
+    expect(upgrade.status).toBe(400);
+    const tunnel = await sendRaw(port, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+    expect(tunnel.status).toBe(405);
+    expect(nextSaw).toEqual([]);
+  });
+
+  it('marks a connection busy while its request is in flight, and idle once answered', async () => {
+    const socket = connect(port, '127.0.0.1');
+    socket.on('error', () => {});
+    try {
+      socket.write('GET /hold HTTP/1.1\r\nHost: x\r\n\r\n');
+      await until(() => held.length === 1);
+      expect([pipeline.connections.open(), pipeline.connections.idle()]).toEqual([1, 0]);
+      held[0]!.end('done');
+      await until(() => pipeline.connections.idle() === 1);
+    } finally {
+      socket.destroy();
+    }
+  });
+});
+
+/** Waits for `condition`, giving up well before the test's timeout. */
+async function until(condition: () => boolean, timeoutMs = 2000) {
+  const deadline = performance.now() + timeoutMs;
+  while (!condition()) {
+    if (performance.now() > deadline) throw new Error(`never held: ${condition.toString()}`);
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+}

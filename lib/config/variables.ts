@@ -1,0 +1,411 @@
+// Every environment variable the app reads, once: its name, when it is read, its default, the values
+// it accepts and what it means. The readers (./settings.ts at start, ./build-time.ts at build,
+// scripts/source-maps.ts) take their values through `readVariable`; `.env.example` and
+// docs/configuration.md are rendered from this table, and a unit test fails when they, or a
+// `process.env.X` anywhere in the code, disagree with it. Adding a setting is one row and its use.
+
+export type Env = Record<string, string | undefined>;
+
+/** A non-empty value's reading: the value, or why it is refused (a sentence without the name). */
+export type Parsed<T> = { value: T } | { problem: string };
+
+export interface Check<T> {
+  /** What the check accepts, for the reference. */
+  accepts: string;
+  parse: (raw: string) => Parsed<T>;
+  /** False where a refused value may hold a secret: its problem then does not repeat it. */
+  echo?: false;
+}
+
+export interface Variable<T> {
+  name: string;
+  /** `build`: baked into the bundles by `npm run build`; `start`: read by `npm start`. */
+  readAt: 'build' | 'start' | 'build and start';
+  group: Group;
+  meaning: string;
+  check: Check<T>;
+  /** What an unset or empty variable gives, maybe from other variables. */
+  fallback: (env: Env) => T;
+  /** The fallback as the reference shows it. */
+  defaultText: string;
+}
+
+export const GROUPS = {
+  reporting: 'Error reporting',
+  sourceMaps:
+    'Source maps (with all of SENTRY_AUTH_TOKEN, SENTRY_ORG and SENTRY_PROJECT, `npm run build` uploads them)',
+  screens: 'What the error screens say',
+  build: 'Build',
+  server: 'Server',
+  health: 'Health',
+} as const;
+type Group = keyof typeof GROUPS;
+
+export function wholeNumber(min: number, max: number): Check<number> {
+  return {
+    accepts: `a whole number from ${min} to ${max}`,
+    parse: (raw) => {
+      const value = Number(raw);
+      return Number.isInteger(value) && value >= min && value <= max
+        ? { value }
+        : { problem: `must be a whole number from ${min} to ${max}` };
+    },
+  };
+}
+
+export function decimal(min: number, max: number): Check<number> {
+  return {
+    accepts: `a number from ${min} to ${max}`,
+    parse: (raw) => {
+      const value = Number(raw);
+      return Number.isFinite(value) && value >= min && value <= max
+        ? { value }
+        : { problem: `must be a number from ${min} to ${max}` };
+    },
+  };
+}
+
+export const text: Check<string> = { accepts: 'any text', parse: (raw) => ({ value: raw }) };
+
+export function oneOf<const T extends string>(...choices: T[]): Check<T> {
+  return {
+    accepts: choices.map((choice) => `\`${choice}\``).join(' or '),
+    parse: (raw) =>
+      (choices as string[]).includes(raw)
+        ? { value: raw as T }
+        : { problem: `must be ${choices.join(' or ')}` },
+  };
+}
+
+function variable<T>(
+  row: Omit<Variable<T>, 'fallback' | 'defaultText'> & { fallback: T; defaultText?: string },
+): Variable<T>;
+function variable<T>(row: Variable<T>): Variable<T>;
+function variable<T>(
+  row: Omit<Variable<T>, 'fallback' | 'defaultText'> & {
+    fallback: T | ((env: Env) => T);
+    defaultText?: string;
+  },
+): Variable<T> {
+  const { fallback } = row;
+  return {
+    ...row,
+    fallback: typeof fallback === 'function' ? (fallback as (env: Env) => T) : () => fallback,
+    defaultText: row.defaultText ?? (fallback === null || fallback === '' ? 'none' : String(fallback)),
+  };
+}
+
+/**
+ * @sentry/core takes about 100 ms to load; a server without a DSN never needs it. A synchronous
+ * require, because the checks run synchronously while the configuration is read.
+ */
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded lazily, see above
+const sentryCore = (): typeof import('@sentry/core') => require('@sentry/core');
+
+/** Sentry's DSN parser, without the console line it prints for a DSN it cannot parse. */
+function parsesAsDsn(raw: string): boolean {
+  const { dsnFromString } = sentryCore();
+  // Our own sentence names the problem (and does not repeat the DSN).
+  const saved = console.error;
+  console.error = () => {};
+  try {
+    return dsnFromString(raw) !== undefined;
+  } finally {
+    console.error = saved;
+  }
+}
+
+export const dsn: Check<string> = {
+  accepts: 'a public DSN, https://KEY@host/PROJECT_ID',
+  echo: false,
+  parse: (raw) => {
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      return { problem: 'is malformed: it is not a URL' };
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:')
+      return { problem: 'is malformed: it must start with https://' };
+    if (!url.username) return { problem: 'is malformed: it has no public key (https://KEY@host/PROJECT_ID)' };
+    if (url.password) return { problem: 'is malformed: it contains a secret key; use the public DSN' };
+    // Sentry's own parser has the last word on the rest (host, project id).
+    return parsesAsDsn(raw)
+      ? { value: raw }
+      : { problem: 'is malformed: Sentry cannot parse it (expected https://KEY@host/PROJECT_ID)' };
+  },
+};
+
+// A single path segment, so it cannot shadow a page folder, and not one of Next's own prefixes.
+const TUNNEL_PATH = /^\/[A-Za-z0-9][A-Za-z0-9_-]{2,63}$/;
+const RESERVED_PATHS = ['/api', '/_next', '/404', '/500', '/_error'];
+
+export const tunnelPath: Check<string> = {
+  accepts: 'one path segment of 3-64 letters, digits, - or _, such as /t7q2x',
+  parse: (raw) =>
+    TUNNEL_PATH.test(raw) && !RESERVED_PATHS.includes(raw.toLowerCase())
+      ? { value: raw }
+      : { problem: 'must be one path segment of 3-64 letters, digits, - or _, such as /t7q2x' },
+};
+
+export const VARIABLES = {
+  // --- Error reporting ---
+  sentryDsn: variable<string | null>({
+    name: 'SENTRY_DSN',
+    readAt: 'build and start',
+    group: 'reporting',
+    meaning:
+      "Where errors are reported. Without it, browsers download no Sentry code and each server error is one JSON line on stderr. At start it must equal the build's, or be unset.",
+    check: dsn,
+    fallback: null,
+  }),
+  sentryEnvironment: variable<string | null>({
+    name: 'SENTRY_ENVIRONMENT',
+    readAt: 'build',
+    group: 'reporting',
+    meaning: 'The environment reports carry.',
+    check: text,
+    fallback: null,
+    defaultText: '`production` (`development` under `npm run dev`)',
+  }),
+  sentryRelease: variable<string | null>({
+    name: 'SENTRY_RELEASE',
+    readAt: 'build',
+    group: 'reporting',
+    meaning: "The release browser and server reports and health's releaseId carry.",
+    check: text,
+    fallback: null,
+    defaultText: 'the git commit, else the package version',
+  }),
+  sentryTunnelPath: variable<string | null>({
+    name: 'SENTRY_TUNNEL_PATH',
+    readAt: 'build',
+    group: 'reporting',
+    meaning: 'The same-origin path browsers send reports to (docs/tunnel.md).',
+    check: tunnelPath,
+    fallback: null,
+    defaultText: 'a hash of the DSN, such as /a3awwd',
+  }),
+  // --- Source maps ---
+  sentryAuthToken: variable<string | null>({
+    name: 'SENTRY_AUTH_TOKEN',
+    readAt: 'build',
+    group: 'sourceMaps',
+    meaning: 'A Sentry token allowed to upload; in CI a secret, never committed.',
+    check: text,
+    fallback: null,
+  }),
+  sentryOrg: variable<string | null>({
+    name: 'SENTRY_ORG',
+    readAt: 'build',
+    group: 'sourceMaps',
+    meaning: 'The Sentry organisation slug.',
+    check: text,
+    fallback: null,
+  }),
+  sentryProject: variable<string | null>({
+    name: 'SENTRY_PROJECT',
+    readAt: 'build',
+    group: 'sourceMaps',
+    meaning: 'The Sentry project slug.',
+    check: text,
+    fallback: null,
+  }),
+  sentryUrl: variable<string | null>({
+    name: 'SENTRY_URL',
+    readAt: 'build',
+    group: 'sourceMaps',
+    meaning: "A self-hosted Sentry's address.",
+    check: text,
+    fallback: null,
+    defaultText: 'sentry.io',
+  }),
+  // --- Error screens ---
+  serviceName: variable({
+    name: 'NEXT_PUBLIC_SERVICE_NAME',
+    readAt: 'build',
+    group: 'screens',
+    meaning: "The service's name, in every screen's title.",
+    check: text,
+    fallback: 'This service',
+  }),
+  homeHref: variable<string | null>({
+    name: 'NEXT_PUBLIC_HOME_HREF',
+    readAt: 'build',
+    group: 'screens',
+    meaning: 'A page that exists, for the screens\' "home" link; none while the page set is empty.',
+    check: text,
+    fallback: null,
+  }),
+  contactHref: variable<string | null>({
+    name: 'NEXT_PUBLIC_CONTACT_HREF',
+    readAt: 'build',
+    group: 'screens',
+    meaning: 'Where people can get help (a URL or mailto:), linked from the error screens.',
+    check: text,
+    fallback: null,
+  }),
+  contactLabel: variable({
+    name: 'NEXT_PUBLIC_CONTACT_LABEL',
+    readAt: 'build',
+    group: 'screens',
+    meaning: 'The words of that link.',
+    check: text,
+    fallback: 'contact us',
+  }),
+  // --- Build ---
+  distDir: variable({
+    name: 'NEXT_DIST_DIR',
+    readAt: 'build and start',
+    group: 'build',
+    meaning: "The build's folder, relative to the app.",
+    check: text,
+    fallback: '.next',
+  }),
+  output: variable<'standalone' | null>({
+    name: 'NEXT_OUTPUT',
+    readAt: 'build',
+    group: 'build',
+    meaning: 'Build the self-contained server folder the container image runs (the Dockerfile sets it).',
+    check: oneOf('standalone'),
+    fallback: null,
+  }),
+  // --- Server ---
+  port: variable({
+    name: 'PORT',
+    readAt: 'start',
+    group: 'server',
+    meaning: 'The port to listen on; 0 picks a free one.',
+    check: wholeNumber(0, 65535),
+    fallback: 3000,
+  }),
+  host: variable({
+    name: 'HOST',
+    readAt: 'start',
+    group: 'server',
+    // Not HOSTNAME: Docker and Kubernetes set HOSTNAME to the container's name.
+    meaning: 'The address to listen on.',
+    check: text,
+    fallback: '0.0.0.0',
+  }),
+  drainMs: variable({
+    name: 'SHUTDOWN_DRAIN_MS',
+    readAt: 'start',
+    group: 'server',
+    // Behind a Kubernetes Service, endpoints take a few seconds to forget a terminating pod.
+    meaning: 'How long to keep serving after SIGTERM while readiness says 503.',
+    check: wholeNumber(0, 600_000),
+    fallback: (env: Env) => (env.KUBERNETES_SERVICE_HOST ? 5000 : 0),
+    defaultText: '5000 on Kubernetes (KUBERNETES_SERVICE_HOST set), else 0',
+  }),
+  shutdownTimeoutMs: variable({
+    name: 'SHUTDOWN_TIMEOUT_MS',
+    readAt: 'start',
+    group: 'server',
+    meaning: 'How long requests in flight may take once the server stops accepting.',
+    check: wholeNumber(0, 600_000),
+    fallback: 10_000,
+  }),
+  keepAliveTimeoutMs: variable({
+    name: 'KEEP_ALIVE_TIMEOUT_MS',
+    readAt: 'start',
+    group: 'server',
+    // Longer than the idle timeout of common load balancers (60 s), so they close first.
+    meaning: 'How long an idle keep-alive connection stays open.',
+    check: wholeNumber(1000, 600_000),
+    fallback: 65_000,
+  }),
+  headersTimeoutMs: variable({
+    name: 'HEADERS_TIMEOUT_MS',
+    readAt: 'start',
+    group: 'server',
+    // A client that has not sent its headers in 10 s is a socket held open on purpose (Node: 60 s).
+    meaning: 'How long a client may take to send its headers before it gets 408; at most REQUEST_TIMEOUT_MS.',
+    check: wholeNumber(1000, 120_000),
+    fallback: 10_000,
+  }),
+  requestTimeoutMs: variable({
+    name: 'REQUEST_TIMEOUT_MS',
+    readAt: 'start',
+    group: 'server',
+    // Room for a large upload on a slow line; Node's default is 300 s.
+    meaning: 'How long a client may take to send a whole request.',
+    check: wholeNumber(1000, 600_000),
+    fallback: 30_000,
+  }),
+  maxConnections: variable({
+    name: 'MAX_CONNECTIONS',
+    readAt: 'start',
+    group: 'server',
+    meaning: 'Open connections at most; at the limit the one idle the longest is closed to admit a new one.',
+    check: wholeNumber(1, 1_000_000),
+    fallback: 2048,
+  }),
+  connectionsCheckIntervalMs: variable({
+    name: 'CONNECTIONS_CHECK_INTERVAL_MS',
+    readAt: 'start',
+    group: 'server',
+    meaning: 'How often Node looks for connections past the two timeouts above (Node: 30 s).',
+    check: wholeNumber(100, 30_000),
+    fallback: 1000,
+  }),
+  // --- Health ---
+  eventLoopDelayWarnMs: variable({
+    name: 'HEALTH_EVENT_LOOP_DELAY_MS_WARN',
+    readAt: 'start',
+    group: 'health',
+    meaning: 'Event-loop delay p99, in ms, at which readiness warns; below the FAIL value.',
+    check: wholeNumber(1, 600_000),
+    fallback: 200,
+  }),
+  eventLoopDelayFailMs: variable({
+    name: 'HEALTH_EVENT_LOOP_DELAY_MS_FAIL',
+    readAt: 'start',
+    group: 'health',
+    meaning: 'Event-loop delay p99, in ms, at which readiness fails (503).',
+    check: wholeNumber(1, 600_000),
+    fallback: 1000,
+  }),
+  heapUsedWarnRatio: variable({
+    name: 'HEALTH_HEAP_USED_RATIO_WARN',
+    readAt: 'start',
+    group: 'health',
+    meaning: 'Heap used ÷ heap limit at which readiness warns; below the FAIL value.',
+    check: decimal(0.01, 1),
+    fallback: 0.85,
+  }),
+  heapUsedFailRatio: variable({
+    name: 'HEALTH_HEAP_USED_RATIO_FAIL',
+    readAt: 'start',
+    group: 'health',
+    meaning: 'Heap used ÷ heap limit at which readiness fails (503).',
+    check: decimal(0.01, 1),
+    fallback: 0.95,
+  }),
+  checkReuseMs: variable({
+    name: 'HEALTH_CHECK_REUSE_MS',
+    readAt: 'start',
+    group: 'health',
+    meaning: "How long a dependency check's result answers later probes.",
+    check: wholeNumber(0, 60_000),
+    fallback: 1000,
+  }),
+} satisfies Record<string, Variable<unknown>>;
+
+export type VariableKey = keyof typeof VARIABLES;
+type ValueOf<K extends VariableKey> = (typeof VARIABLES)[K] extends Variable<infer T> ? T : never;
+
+/**
+ * A variable's value: its fallback when unset or blank, else its checked value. A refused value
+ * adds one sentence naming the variable to `problems` and gives the fallback.
+ */
+export function readVariable<K extends VariableKey>(key: K, env: Env, problems: string[]): ValueOf<K> {
+  const row = VARIABLES[key] as Variable<ValueOf<K>>;
+  const raw = env[row.name]?.trim();
+  if (!raw) return row.fallback(env);
+  const parsed = row.check.parse(raw);
+  if ('value' in parsed) return parsed.value;
+  const got = row.check.echo === false ? '' : ` (got ${JSON.stringify(env[row.name])})`;
+  problems.push(`${row.name} ${parsed.problem}${got}`);
+  return row.fallback(env);
+}

@@ -1,0 +1,121 @@
+// The server as one pipeline: what a connection and then a request meet, in order. Each stage is a
+// module of its own; this file only puts them in order. lib/server/start.ts builds it from the
+// settings and listens.
+//
+//   connection   1. connection limit: at MAX_CONNECTIONS the longest-idle connection goes
+//                2. parser guards: bad input, CONNECT and upgrades get a clear 4xx
+//   request      3. shutdown accounting: counted in flight; asked to close while draining
+//                4. security headers, on every answer whoever writes it
+//                5. request target and Host: a path, or a 400
+//                6. query bound: too many parameters is a 414 before Next parses them
+//                7. the error-reporting tunnel
+//                8. unknown /api paths: a JSON 404
+//                9. Next, whose failure is reported with a reference and answered 500
+import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Settings } from '../config/settings';
+import { sendProblem } from '../http/problem';
+import { boundQuery, isApiPath } from '../http/query-bound';
+import { securityHeaderSetter } from '../http/security-headers';
+import { createRequestCounter, type RequestCounter } from '../lifecycle/graceful-shutdown';
+import { errorFields, log } from '../log/json-line';
+import { rememberResponse } from '../reporting/node/answered-status';
+import { reportThroughServerHook } from '../reporting/node/hook';
+import type { Tunnel } from '../reporting/tunnel';
+import { limitConnections, type ConnectionLimit } from './connection-limit';
+import { answeredBeforeNext, guardConnections, refuseTooManyParams, type UpgradeHandler } from './guards';
+
+/** What the pipeline needs of Next (a prepared `next()` app). */
+export interface NextStage {
+  handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+  /** Renders the error screen for `path` (the 414 screen). */
+  renderError: (req: IncomingMessage, res: ServerResponse, path: string) => Promise<void>;
+  /** Next's upgrade handler under `npm run dev` (hot reloading); none in production. */
+  upgrade?: UpgradeHandler;
+}
+
+export interface PipelineOptions {
+  settings: Pick<
+    Settings,
+    | 'keepAliveTimeoutMs'
+    | 'headersTimeoutMs'
+    | 'requestTimeoutMs'
+    | 'connectionsCheckIntervalMs'
+    | 'maxConnections'
+  >;
+  dev: boolean;
+  next: NextStage;
+  tunnel: Tunnel | null;
+  /** Whether a path is one of the build's API routes; null where unknown (dev): Next answers. */
+  isApiRoute: ((path: string) => boolean) | null;
+}
+
+export interface Pipeline {
+  server: Server;
+  requests: RequestCounter;
+  connections: ConnectionLimit;
+}
+
+/** A request Next's handler failed: reported like any server error, answered 500, never thrown. */
+function nextFailed(req: IncomingMessage, res: ServerResponse, error: unknown): void {
+  const reference = reportThroughServerHook(error, {
+    route: '(server)',
+    method: req.method ?? '-',
+    status: 500,
+    path: req.url,
+    mechanism: 'request_handler',
+  });
+  log('error', 'server.request_failed', { ...(reference ? { reference } : {}), error: errorFields(error) });
+  if (!res.headersSent) {
+    res.statusCode = 500;
+    res.end();
+  } else {
+    res.destroy();
+  }
+}
+
+export function createPipeline({ settings, dev, next, tunnel, isApiRoute }: PipelineOptions): Pipeline {
+  const requests = createRequestCounter();
+  const setSecurityHeaders = securityHeaderSetter({ dev });
+  const handleRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    connections.requestStarted(req, res);
+    requests.requestStarted(res);
+    setSecurityHeaders(res);
+    if (answeredBeforeNext(req, res)) return;
+    // SECURITY: Next's cost for a query grows with the square of its parameters; bound it first.
+    const query = boundQuery(req.url ?? '/');
+    req.url = query.kind === 'too-many' ? query.path : query.url;
+    if (query.kind === 'too-many') {
+      refuseTooManyParams(req, res, () => next.renderError(req, res, query.path));
+      return;
+    }
+    // One string comparison is all other requests pay for the tunnel.
+    if (tunnel?.matches(req.url)) {
+      void tunnel.handle(req, res);
+      return;
+    }
+    if (isApiRoute && isApiPath(query.path) && !isApiRoute(query.path)) {
+      sendProblem(res, 404, 'No API route answers this path.', { method: req.method });
+      return;
+    }
+    // So that a reported error can learn how its request was answered.
+    rememberResponse(req, res);
+    next.handle(req, res).catch((error: unknown) => nextFailed(req, res, error));
+  };
+
+  // Node's own Host check answers without the security headers; stage 5 checks instead.
+  const server = http.createServer(
+    {
+      requireHostHeader: false,
+      keepAliveTimeout: settings.keepAliveTimeoutMs,
+      headersTimeout: settings.headersTimeoutMs,
+      requestTimeout: settings.requestTimeoutMs,
+      connectionsCheckingInterval: settings.connectionsCheckIntervalMs,
+    },
+    handleRequest,
+  );
+  // (Read by handleRequest above, which only runs once the server has requests.)
+  const connections = limitConnections(server, settings.maxConnections);
+  guardConnections(server, next.upgrade);
+  server.on('error', (error) => log('error', 'server.error_event', { error: errorFields(error) }));
+  return { server, requests, connections };
+}
