@@ -3,7 +3,7 @@
 // variable. Each value is a row of ./variables.ts (name, default, check, meaning). Kept in a
 // process slot, so health (inside Next's bundles) reads what the server checked.
 import { errorFields, log } from '../log/json-line';
-import { readSlot, writeSlot } from '../process/slots';
+import { processSlot } from '../process/slots';
 import { buildDsn } from './build-values';
 import { readVariable, VARIABLES, type Env } from './variables';
 
@@ -101,9 +101,12 @@ export function readSettings(
   return settings;
 }
 
+/** The settings the server read and checked at start. */
+export const settingsSlot = processSlot<Settings>('settings');
+
 /** Called once by the server at start, after a successful readSettings. */
 export function installSettings(settings: Settings): void {
-  writeSlot('settings', settings);
+  settingsSlot.write(settings);
 }
 
 /**
@@ -112,7 +115,7 @@ export function installSettings(settings: Settings): void {
  * is no start to stop.
  */
 export function settings(): Settings {
-  const installed = readSlot('settings');
+  const installed = settingsSlot.read();
   if (installed) return installed;
   let read: Settings;
   try {

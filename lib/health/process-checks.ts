@@ -3,8 +3,11 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';
 import { settings, type Thresholds } from '../config/settings';
-import { slotOrCreate } from '../process/slots';
+import { processSlot } from '../process/slots';
 import type { HealthStatus, ProcessSample, ProcessSampler, SampledCheck, SampledResult } from './types';
+
+/** The background sampler of event-loop delay and heap. */
+export const samplerSlot = processSlot<ProcessSampler>('processSampler');
 
 const SAMPLE_EVERY_MS = 1000;
 /** The event-loop delay reported is the worst per-second p99 over this many seconds. */
@@ -59,7 +62,7 @@ export function createSampler(): ProcessSampler {
 
 /** One sampler per process, however many bundles load this module. */
 export function processSampler(): ProcessSampler {
-  return slotOrCreate('processSampler', createSampler);
+  return samplerSlot.getOrCreate(createSampler);
 }
 
 const latestSample = () => processSampler().latest();

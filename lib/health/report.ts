@@ -5,11 +5,14 @@ import { appVersion, release } from '../config/build-values';
 import { settings } from '../config/settings';
 import { currentPhase } from '../lifecycle/state';
 import { log } from '../log/json-line';
-import { readSlot, writeSlot } from '../process/slots';
+import { processSlot } from '../process/slots';
 import { dependencyChecks } from './dependencies';
 import { processChecks, processSampleVersion } from './process-checks';
 import { type CheckRunner, runChecks, sharedCheckRunner, worstStatus } from './run-checks';
 import type { CheckObservation, HealthCheck, HealthReport, HealthStatus, SampledCheck } from './types';
+
+/** The last status of the checks, to log transitions only. */
+export const lastStatusSlot = processSlot<HealthStatus>('healthLastStatus');
 
 /** `live`: the process runs. `ready`: send it traffic. `overall`: for uptime monitors. */
 export type Probe = 'live' | 'ready' | 'overall';
@@ -63,8 +66,8 @@ function lifecycleObservation(phase: string, now: Date): CheckObservation {
 }
 
 function logTransition(status: HealthStatus, checks: Record<string, CheckObservation[]>) {
-  const previous = readSlot('healthLastStatus') ?? 'pass';
-  writeSlot('healthLastStatus', status);
+  const previous = lastStatusSlot.read() ?? 'pass';
+  lastStatusSlot.write(status);
   if (previous === status) return;
   const failing = Object.entries(checks)
     .filter(([, observations]) => observations.some((o) => o.status !== 'pass'))

@@ -2,7 +2,7 @@
 // server moves it; health reads it. Kept in a process slot, because the server and Next's bundles
 // each load their own copy of this module.
 import { log } from '../log/json-line';
-import { clearSlot, slotOrCreate } from '../process/slots';
+import { processSlot } from '../process/slots';
 
 export type Phase = 'starting' | 'ready' | 'draining' | 'closed';
 
@@ -15,8 +15,11 @@ export interface LifecycleState {
   beforeExit: Map<string, () => Promise<unknown>>;
 }
 
+/** starting → ready → draining → closed. */
+const lifecycleSlot = processSlot<LifecycleState>('lifecycle');
+
 export function lifecycleState(): LifecycleState {
-  return slotOrCreate('lifecycle', () => {
+  return lifecycleSlot.getOrCreate(() => {
     const now = Date.now();
     return {
       phase: 'starting',
@@ -67,5 +70,5 @@ export function beforeExit(name: string, task: () => Promise<unknown>): void {
 
 /** Forgets the lifecycle: for tests, which start each case afresh. */
 export function resetLifecycle(): void {
-  clearSlot('lifecycle');
+  lifecycleSlot.clear();
 }

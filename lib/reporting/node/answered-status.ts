@@ -7,14 +7,16 @@
 // waits until that response is done and reads its status.
 // (Not an AsyncLocalStorage: on Node 20 one around every request cost 9-14 % of throughput here.)
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import { slotOrCreate } from '../../process/slots';
+import { processSlot } from '../../process/slots';
 
 // The process-wide map, looked up once per copy of this module: rememberResponse runs on every
 // request, and the slot lookup goes through the global symbol registry.
+/** Each request's response, by its headers object. */
+export const responsesSlot = processSlot<WeakMap<IncomingHttpHeaders, ServerResponse>>('responsesByHeaders');
 let shared: WeakMap<IncomingHttpHeaders, ServerResponse> | undefined;
 
 function responses(): WeakMap<IncomingHttpHeaders, ServerResponse> {
-  shared ??= slotOrCreate('responsesByHeaders', () => new WeakMap<IncomingHttpHeaders, ServerResponse>());
+  shared ??= responsesSlot.getOrCreate(() => new WeakMap());
   return shared;
 }
 

@@ -1,6 +1,6 @@
 // How code that must not import the server SDK (the _error page, bundled for browsers too; the
 // compiled server entry) reaches the server reporter: one process slot, set by instrumentation.
-import { readSlot, writeSlot } from '../../process/slots';
+import { processSlot } from '../../process/slots';
 
 export interface ServerErrorContext {
   /** The route file, e.g. `/api/orders` or `/orders/[id]`. */
@@ -14,14 +14,17 @@ export interface ServerErrorContext {
 
 export type ServerErrorReporter = (error: unknown, context: ServerErrorContext) => string | undefined;
 
+/** The server-side reporter instrumentation.ts installed. */
+export const serverReporterSlot = processSlot<ServerErrorReporter>('serverReporter');
+
 export function installServerReporter(reporter: ServerErrorReporter): void {
-  writeSlot('serverReporter', reporter);
+  serverReporterSlot.write(reporter);
 }
 
 /** Reports through the installed reporter; undefined when there is none or it failed. Never throws. */
 export function reportThroughServerHook(error: unknown, context: ServerErrorContext): string | undefined {
   try {
-    return readSlot('serverReporter')?.(error, context);
+    return serverReporterSlot.read()?.(error, context);
   } catch {
     return undefined;
   }

@@ -1,5 +1,4 @@
-import { readSettings, settings } from '../../../../lib/config/settings';
-import { clearSlot } from '../../../../lib/process/slots';
+import { readSettings, settings, settingsSlot } from '../../../../lib/config/settings';
 
 const DSN = 'https://abc123@o1.ingest.example.io/42';
 const NO_BUILD_DSN = { dsnAtBuild: null };
@@ -146,12 +145,12 @@ describe('settings()', () => {
   const saved = { ...process.env };
   afterEach(() => {
     process.env = { ...saved };
-    clearSlot('settings');
+    settingsSlot.clear();
     jest.restoreAllMocks();
   });
 
   it('reads the environment once and keeps what it read', () => {
-    clearSlot('settings');
+    settingsSlot.clear();
     process.env.PORT = '4100';
     expect(settings().port).toBe(4100);
     process.env.PORT = '4200';
@@ -159,7 +158,7 @@ describe('settings()', () => {
   });
 
   it('logs a bad value and carries on with the defaults when no server checked it', () => {
-    clearSlot('settings');
+    settingsSlot.clear();
     const stderr = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
     process.env.PORT = 'x';
     expect(settings().port).toBe(3000);

@@ -1,9 +1,8 @@
 import { eventLoopCheck, grade, heapCheck } from '../../../../lib/health/process-checks';
-import { healthReport, type ReportSources } from '../../../../lib/health/report';
+import { healthReport, lastStatusSlot, type ReportSources } from '../../../../lib/health/report';
 import { runCheck } from '../../../../lib/health/run-checks';
 import type { HealthCheck, SampledCheck } from '../../../../lib/health/types';
 import { resetLifecycle } from '../../../../lib/lifecycle/state';
-import { clearSlot } from '../../../../lib/process/slots';
 
 const NOW = new Date('2026-11-22T12:00:00.000Z');
 const SAMPLE = { eventLoopDelayP99Ms: 3, heapUsedRatio: 0.5, sampledAt: NOW, sequence: 1 };
@@ -26,7 +25,7 @@ function sources(parts: Partial<ReportSources> = {}): ReportSources {
 
 beforeEach(() => {
   resetLifecycle();
-  clearSlot('healthLastStatus');
+  lastStatusSlot.clear();
   jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
   jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
 });

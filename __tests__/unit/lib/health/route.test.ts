@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import type { NextApiRequest, NextApiResponse } from 'next';
 import { PROBE_PATHS } from '../../../../lib/health/report';
 import { enterPhase, resetLifecycle } from '../../../../lib/lifecycle/state';
-import { clearSlot, writeSlot } from '../../../../lib/process/slots';
+import { samplerSlot } from '../../../../lib/health/process-checks';
 import overall from '../../../../pages/api/health/index';
 import live from '../../../../pages/api/health/live';
 import ready from '../../../../pages/api/health/ready';
@@ -22,7 +22,7 @@ const ROUTES: Record<string, (req: NextApiRequest, res: NextApiResponse) => Prom
 beforeAll(async () => {
   // A fixed, healthy reading instead of this machine's: a loaded test machine would make the real
   // sampler warn. The sampler's own grading is tested in process-checks.test.ts.
-  writeSlot('processSampler', {
+  samplerSlot.write({
     latest: () => ({ eventLoopDelayP99Ms: 2, heapUsedRatio: 0.3, sampledAt: new Date(), sequence: 1 }),
   });
   server = createServer((req, res) => {
@@ -38,7 +38,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  clearSlot('processSampler');
+  samplerSlot.clear();
   await new Promise((resolve) => server.close(resolve));
 });
 

@@ -2,10 +2,9 @@
 // answers what, and that every answer passes the stages before it.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
-import { installServerReporter } from '../../../../lib/reporting/node/hook';
+import { installServerReporter, serverReporterSlot } from '../../../../lib/reporting/node/hook';
 import type { Tunnel } from '../../../../lib/reporting/tunnel';
 import { createPipeline, type NextStage, type Pipeline } from '../../../../lib/server/pipeline';
-import { clearSlot } from '../../../../lib/process/slots';
 import { sendRaw } from '../../../support/raw-http';
 
 const SETTINGS = {
@@ -75,7 +74,7 @@ afterEach(async () => {
   for (const res of held) res.end();
   pipeline.server.closeAllConnections();
   await new Promise((resolve) => pipeline.server.close(resolve));
-  clearSlot('serverReporter');
+  serverReporterSlot.clear();
   jest.restoreAllMocks();
 });
 
