@@ -1,4 +1,4 @@
-import { checkEnvelope, REFUSAL_ANSWERS } from '../../../../lib/reporting/envelope';
+import { checkEnvelope, REFUSAL_ANSWERS } from '../../../../../lib/reporting/tunnel/envelope';
 
 const DSN = 'https://publickey@o1.ingest.example/7';
 const FOREIGN = 'https://otherkey@o2.ingest.example/9';

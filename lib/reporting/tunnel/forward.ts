@@ -1,0 +1,80 @@
+// The tunnel's transport: POSTs a checked envelope to the ingest of one DSN, through a bounded
+// pool of connections, and reads back a bounded answer. DSN parsing and the ingest URL come from
+// @sentry/core.
+import http from 'node:http';
+import https from 'node:https';
+import { dsnFromString, getEnvelopeEndpointWithUrlEncodedAuth } from '@sentry/core';
+import { PASSED_BACK_HEADERS } from './policy';
+
+/** The ingest's answer is informational; more than this is not worth holding. */
+const MAX_UPSTREAM_BODY = 16 * 1024;
+
+export interface UpstreamAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface Forwarder {
+  /** Rejects when the ingest cannot be asked, or `signal` aborts. */
+  send: (
+    envelope: Uint8Array | string,
+    headers: Record<string, string>,
+    signal: AbortSignal,
+  ) => Promise<UpstreamAnswer>;
+  /** Closes the idle connections to the ingest. */
+  close: () => void;
+}
+
+export function createForwarder(dsn: string, maxConnections: number): Forwarder {
+  const components = dsnFromString(dsn);
+  if (!components) throw new Error('The tunnel needs a valid DSN');
+  const ingestUrl = new URL(getEnvelopeEndpointWithUrlEncodedAuth(components));
+  const client = ingestUrl.protocol === 'https:' ? https : http;
+  const agent = new client.Agent({ keepAlive: true, maxSockets: maxConnections });
+
+  const send: Forwarder['send'] = (envelope, headers, signal) =>
+    new Promise((resolve, reject) => {
+      const upstream = client.request(
+        ingestUrl,
+        {
+          method: 'POST',
+          agent,
+          signal,
+          headers: { ...headers, 'Content-Length': String(Buffer.byteLength(envelope)) },
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          let size = 0;
+          response.on('data', (chunk: Buffer) => {
+            size += chunk.length;
+            if (size <= MAX_UPSTREAM_BODY) chunks.push(chunk);
+          });
+          response.on('end', () => {
+            const passed: Record<string, string> = {};
+            for (const name of PASSED_BACK_HEADERS) {
+              const value = response.headers[name];
+              if (typeof value === 'string') passed[name] = value;
+            }
+            resolve({
+              status: response.statusCode ?? 502,
+              headers: passed,
+              body: Buffer.concat(chunks).toString(),
+            });
+          });
+          response.on('error', reject);
+        },
+      );
+      upstream.on('error', reject);
+      upstream.end(envelope);
+    });
+
+  return { send, close: () => agent.destroy() };
+}
+
+/** Why a send failed, as the browser is told: the ingest was too slow, or could not be reached. */
+export function failureReason(error: unknown): 'timeout' | 'unreachable' {
+  // By name, not class: the abort error is a DOMException, from another realm in some hosts.
+  const name = typeof error === 'object' && error !== null && 'name' in error ? String(error.name) : '';
+  return name === 'TimeoutError' || name === 'AbortError' ? 'timeout' : 'unreachable';
+}

@@ -1,0 +1,141 @@
+// The same-origin tunnel: browsers POST Sentry envelopes here and the server forwards them to the
+// ingest, so ad-blockers do not drop them and the page's CSP keeps connect-src 'self'. It carries
+// only this app's own error reports, and a stranger's traffic costs bounded time and memory.
+//
+// This file only reads, forwards and writes: what to do is ./policy.ts (with the envelope check,
+// ./envelope.ts), the transport is ./forward.ts, reading a bounded body is lib/http/upload.ts.
+// docs/tunnel.md says why Sentry's own forwarder (handleTunnelRequest) does not fit.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { sendPlain } from '../../http/plain-response';
+import { createUploadBudget, readUpload, type UploadLimits } from '../../http/upload';
+import { errorFields, log } from '../../log/json-line';
+import { createForwarder, failureReason } from './forward';
+import {
+  admit,
+  forwardFailed,
+  judge,
+  MAX_PASSED_BACK_BODY,
+  type Answer,
+  type Forward,
+  type HangUp,
+} from './policy';
+
+export const TUNNEL_DEFAULTS = {
+  maxBytes: 1024 * 1024,
+  timeoutMs: 5000,
+  /** No upload takes longer than this, however long it is. */
+  uploadTimeoutMs: 10_000,
+  /** Every upload gets this long, however short it is… */
+  uploadGraceMs: 2000,
+  /** …plus its declared length at this rate (a slow mobile line manages several times more). */
+  uploadMinBytesPerSecond: 16 * 1024,
+  /** What all uploads may hold at once, read or being forwarded: the most memory envelopes take. */
+  maxBufferedBytes: 32 * 1024 * 1024,
+  /** Connections to the ingest at once; further forwards wait for one. */
+  upstreamConnections: 8,
+};
+
+export interface TunnelOptions {
+  /** The one DSN whose envelopes are forwarded. */
+  dsn: string;
+  /** The same-origin path, e.g. `/k3x9q2a`. */
+  path: string;
+  /** Larger envelopes get 413. */
+  maxBytes?: number;
+  /** How long the ingest may take to answer. */
+  timeoutMs?: number;
+  /** The longest a browser may take to send a body. */
+  uploadTimeoutMs?: number;
+  uploadGraceMs?: number;
+  uploadMinBytesPerSecond?: number;
+  /** Uploads that would hold more than this get 503 with Retry-After. */
+  maxBufferedBytes?: number;
+  upstreamConnections?: number;
+}
+
+export interface Tunnel {
+  path: string;
+  matches: (url: string | undefined) => boolean;
+  handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+  /** Bytes of envelopes held right now, being read or forwarded. */
+  bufferedBytes: () => number;
+  /** Closes the idle connections to the ingest. */
+  close: () => void;
+}
+
+/** Writes an answer verdict, then deals with the body it did not read. */
+function respond(req: IncomingMessage, res: ServerResponse, verdict: Answer | HangUp) {
+  if (verdict.kind === 'hang-up') return void req.destroy();
+  sendPlain(res, verdict.status, verdict.message, verdict.headers);
+  // A declared length bounds what is left, so it is discarded as it arrives; a chunked body,
+  // which nothing bounds, closes the connection.
+  const rest =
+    verdict.rest === 'drain' && req.headers['content-length'] === undefined ? 'close' : verdict.rest;
+  if (rest === 'drain') req.resume();
+  else if (rest === 'close') req.destroy();
+}
+
+export function createTunnel(options: TunnelOptions): Tunnel {
+  const { dsn, path } = options;
+  const timeoutMs = options.timeoutMs ?? TUNNEL_DEFAULTS.timeoutMs;
+  const limits: UploadLimits = {
+    maxBytes: options.maxBytes ?? TUNNEL_DEFAULTS.maxBytes,
+    maxMs: options.uploadTimeoutMs ?? TUNNEL_DEFAULTS.uploadTimeoutMs,
+    graceMs: options.uploadGraceMs ?? TUNNEL_DEFAULTS.uploadGraceMs,
+    minBytesPerSecond: options.uploadMinBytesPerSecond ?? TUNNEL_DEFAULTS.uploadMinBytesPerSecond,
+  };
+  // SECURITY: memory is bounded by the bytes all uploads hold together, not by how many there are:
+  // clients that trickle a byte a second hold nothing, and real reports still fit beside them.
+  const budget = createUploadBudget(options.maxBufferedBytes ?? TUNNEL_DEFAULTS.maxBufferedBytes);
+  const forwarder = createForwarder(dsn, options.upstreamConnections ?? TUNNEL_DEFAULTS.upstreamConnections);
+
+  const matches = (url: string | undefined) =>
+    url === path || (url !== undefined && url.startsWith(`${path}?`));
+
+  async function forward(res: ServerResponse, verdict: Forward): Promise<Answer | null> {
+    // The upstream request ends with the browser's: a visitor who leaves costs nothing more.
+    const browserGone = new AbortController();
+    const onClose = () => {
+      if (!res.writableFinished) browserGone.abort();
+    };
+    res.once('close', onClose);
+    try {
+      const upstream = await forwarder.send(
+        verdict.envelope,
+        verdict.headers,
+        AbortSignal.any([browserGone.signal, AbortSignal.timeout(timeoutMs)]),
+      );
+      sendPlain(res, upstream.status, upstream.body.slice(0, MAX_PASSED_BACK_BODY), upstream.headers);
+      return null;
+    } catch (error) {
+      if (browserGone.signal.aborted) return null;
+      const reason = failureReason(error);
+      log('warn', 'reporting.tunnel_forward_failed', { reason });
+      return forwardFailed(reason);
+    } finally {
+      res.off('close', onClose);
+    }
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse) {
+    try {
+      const refused = admit(req);
+      if (refused) return respond(req, res, refused);
+      const upload = await readUpload(req, budget, limits);
+      try {
+        const verdict = judge(req, upload, dsn);
+        if (verdict.kind !== 'forward') return respond(req, res, verdict);
+        const failed = await forward(res, verdict);
+        if (failed) respond(req, res, failed);
+      } finally {
+        if (upload.kind === 'body') upload.release();
+      }
+    } catch (error) {
+      // The tunnel must never take the server down with it.
+      log('error', 'reporting.tunnel_failed', { error: errorFields(error) });
+      sendPlain(res, 500, 'Tunnel error.');
+    }
+  }
+
+  return { path, matches, handle, bufferedBytes: () => budget.held(), close: forwarder.close };
+}

@@ -1,0 +1,108 @@
+// What the tunnel decides, and nothing it does: request metadata, the upload's outcome and the
+// envelope in, a verdict out. No I/O here; ./index.ts reads, forwards and writes what this says.
+import type { IncomingHttpHeaders } from 'node:http';
+import type { UploadResult } from '../../http/upload';
+import { checkEnvelope, REFUSAL_ANSWERS } from './envelope';
+
+/** What the tunnel's policy sees of a request. */
+export interface TunnelRequest {
+  method?: string;
+  headers: IncomingHttpHeaders;
+}
+
+/** What to do with a body the answer did not read: leave it, discard it as it comes, or hang up. */
+export type Rest = 'keep' | 'drain' | 'close';
+
+export type Answer = {
+  kind: 'answer';
+  status: number;
+  message: string;
+  headers?: Record<string, string>;
+  rest: Rest;
+};
+export type Forward = { kind: 'forward'; envelope: Uint8Array | string; headers: Record<string, string> };
+/** The browser went away or broke its promise: nothing to answer. */
+export type HangUp = { kind: 'hang-up' };
+export type Verdict = Answer | Forward | HangUp;
+
+/** Sentry's answers that the SDK reads: status, rate limits and back-off. */
+export const PASSED_BACK_HEADERS = ['content-type', 'retry-after', 'x-sentry-rate-limits'];
+/** What we tell the ingest about the browser: its user agent, nothing else. */
+const FORWARDED_HEADERS = ['user-agent'];
+/** What an answer of the ingest may say to the browser: a short body, never a long one passed on. */
+export const MAX_PASSED_BACK_BODY = 512;
+
+const answer = (
+  status: number,
+  message: string,
+  rest: Rest = 'keep',
+  headers?: Record<string, string>,
+): Answer => ({ kind: 'answer', status, message, rest, ...(headers ? { headers } : {}) });
+
+/**
+ * Why a request's own headers say it comes from another site, or '' when they do not. Browsers
+ * send Sec-Fetch-Site, which decides alone (a proxy may rewrite Host); Origin against Host covers
+ * browsers that do not. Requests with neither (non-browser clients) still have to pass the DSN
+ * and item checks.
+ */
+export function crossSiteReason(headers: IncomingHttpHeaders): string {
+  const site = headers['sec-fetch-site'];
+  // Fixed words, never the header's value: an answer must not echo what a stranger sent.
+  if (typeof site === 'string') return site === 'same-origin' ? '' : 'Sec-Fetch-Site is not same-origin';
+  const origin = headers.origin;
+  if (typeof origin !== 'string') return '';
+  try {
+    return new URL(origin).host === headers.host ? '' : 'Origin is another site';
+  } catch {
+    return 'Origin is not a URL';
+  }
+}
+
+/** Before the body is read: a refusal, or null to read it. */
+export function admit(request: TunnelRequest): Answer | null {
+  if (request.method !== 'POST') return answer(405, 'Use POST.', 'keep', { Allow: 'POST' });
+  // SECURITY: another site's pages must not post through us.
+  const crossSite = crossSiteReason(request.headers);
+  if (crossSite) return answer(403, `Cross-site requests are refused (${crossSite}).`);
+  return null;
+}
+
+/** After the body was read: forward what was checked, or a short, fixed refusal. */
+export function judge(request: TunnelRequest, upload: UploadResult, dsn: string): Verdict {
+  // A refusal before the whole body arrived closes the connection: nothing else may follow it.
+  const early = { Connection: 'close' };
+  switch (upload.kind) {
+    case 'too-large':
+      return answer(413, 'Envelope too large.', 'drain', early);
+    case 'too-slow':
+      return answer(408, 'The envelope took too long to arrive.', 'close', early);
+    case 'busy':
+      return answer(503, 'Too many reports at once; try again shortly.', 'drain', {
+        'Retry-After': '5',
+        ...early,
+      });
+    case 'aborted':
+      return { kind: 'hang-up' };
+    case 'body':
+      break;
+  }
+  if (upload.body.length === 0) return answer(400, 'Empty envelope.');
+  const checked = checkEnvelope(upload.body, dsn);
+  if (!checked.ok) {
+    const refusal = REFUSAL_ANSWERS[checked.refusal];
+    return answer(refusal.status, refusal.message);
+  }
+  const headers: Record<string, string> = { 'Content-Type': 'application/x-sentry-envelope' };
+  for (const name of FORWARDED_HEADERS) {
+    const value = request.headers[name];
+    if (typeof value === 'string') headers[name] = value;
+  }
+  return { kind: 'forward', envelope: checked.envelope, headers };
+}
+
+/** What the browser is told when the ingest could not be asked. */
+export function forwardFailed(reason: 'timeout' | 'unreachable'): Answer {
+  return reason === 'timeout'
+    ? answer(504, 'Error reporting service timed out.')
+    : answer(502, 'Error reporting service unreachable.');
+}
