@@ -6,7 +6,7 @@ export interface SecretCase {
   /** What kind of secret, as the report names it. */
   shape: string;
   /**
-   * The entry of lib/reporting/secret-patterns.ts, or the rule of lib/reporting/scrub.ts
+   * The entry of lib/reporting/scrub/patterns.ts, or the rule of lib/reporting/scrub/index.ts
    * (SCRUB_RULES), that must catch it: every entry and rule has at least one row.
    */
   rule: string;

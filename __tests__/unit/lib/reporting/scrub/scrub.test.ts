@@ -8,9 +8,9 @@ import {
   scrubText,
   scrubUrl,
   SCRUB_RULES,
-} from '../../../../lib/reporting/scrub';
-import { passesLuhn, SECRET_PATTERNS } from '../../../../lib/reporting/secret-patterns';
-import { SECRET_CASES, SECRET_KEY_CASES } from '../../../support/secrets';
+} from '../../../../../lib/reporting/scrub';
+import { passesLuhn, SECRET_PATTERNS } from '../../../../../lib/reporting/scrub/patterns';
+import { SECRET_CASES, SECRET_KEY_CASES } from '../../../../support/secrets';
 
 describe('the secret table', () => {
   const rules = [...SECRET_PATTERNS.map((entry) => entry.name), ...SCRUB_RULES];
@@ -306,6 +306,20 @@ describe('scrubEvent', () => {
 describe('scrubBreadcrumbOrDrop', () => {
   it('drops console breadcrumbs, which can hold anything a developer logged', () => {
     expect(scrubBreadcrumbOrDrop({ category: 'console', message: 'user token abc' })).toBeNull();
+  });
+
+  it('empties secret-named fields of breadcrumb data, whatever their value looks like', () => {
+    const crumb = scrubBreadcrumbOrDrop({
+      category: 'fetch',
+      data: { method: 'POST', attempt: 2, token: 'plainword', session: 42, orderId: 'A-17' },
+    });
+    expect(crumb?.data).toEqual({
+      method: 'POST',
+      attempt: 2,
+      token: FILTERED,
+      session: FILTERED,
+      orderId: 'A-17',
+    });
   });
 
   it('scrubs navigation messages', () => {

@@ -1,5 +1,7 @@
-// The shapes of secret the scrubber (./scrub.ts) removes from any text, wherever it stands: one
-// table, in the order they are applied. The floor is what Sentry's own ingest (Relay) scrubs by
+// The one table of what the scrubber looks for: the shapes of secret it removes from any text,
+// wherever they stand (in the order they are applied), the names whose values are secret, and the
+// shapes of free text it reads (name=value pairs, URLs, e-mail addresses). The rest of ./ applies
+// them: ./text.ts to text and URLs, ./deep.ts to any value, ./event.ts to an event. The floor is what Sentry's own ingest (Relay) scrubs by
 // default (PEM keys, card numbers, credentials in URLs, authorization headers), plus the token
 // formats that secret scanners know. Every entry has a row in __tests__/support/secrets.ts, which
 // the unit tests and the browser and server end-to-end tests all run.
@@ -98,3 +100,66 @@ export function scrubSecretShapes(text: string): string {
   }
   return out;
 }
+
+/**
+ * Words that make a field or parameter name secret, matched anywhere in the name (`x-api-key`,
+ * `resetToken`), case aside; each is a regular-expression fragment. Over-matching is the safe
+ * direction.
+ */
+export const SECRET_NAME_WORDS = [
+  'token',
+  'code',
+  'key',
+  'secret',
+  'passw',
+  'pwd',
+  'passphrase',
+  'session',
+  'sid',
+  'auth',
+  'jwt',
+  'bearer',
+  'signature',
+  'sig',
+  'credential',
+  'otp',
+  'email',
+  'e-mail',
+  'mail',
+  'ticket',
+  'nonce',
+  'state',
+  'access',
+  'refresh',
+  'cookie',
+  'private',
+  'cvv',
+  'cvc',
+  'ccv',
+  'card.?num',
+  'iban',
+  'ssn',
+];
+/** Words secret only standing alone (`pin`, `user_pin`), not inside another (`shipping`). */
+export const SECRET_NAME_WHOLE_WORDS = ['pin'];
+
+export const SECRET_NAME = new RegExp(
+  [...SECRET_NAME_WORDS, ...SECRET_NAME_WHOLE_WORDS.map((word) => `(?:^|[^a-z])${word}(?:$|[^a-z])`)].join(
+    '|',
+  ),
+  'i',
+);
+
+export const EMAIL = /[^\s@/?#&=:;,"'<>()[\]]{1,256}(?:@|%40)[^\s@/?#&=:;,"'<>()[\]]{1,256}\.[a-z]{2,}/gi;
+
+/**
+ * `name=value` or `name: value` in free text, the name possibly quoted (JSON, logs). A quoted
+ * value is taken whole, spaces and all (`"password": "correct horse"`); an unquoted one to the
+ * next space or separator.
+ */
+// An unquoted value is taken whole or not at all (a lookahead is atomic), and never ends in `:` or
+// `=`: in `failed: password: "x y"`, `password:` is the next name, not the value of `failed`.
+export const NAME_VALUE =
+  /(["']?)([A-Za-z_][A-Za-z0-9_.-]{0,128})\1(\s{0,8}[=:]\s{0,8})(?:"([^"\r\n]{0,2048})"|'([^'\r\n]{0,2048})'|(?=([^\s&;,"'<>]{1,4096}))\6(?<![=:]))/g;
+/** Absolute URLs in free text, of any scheme (`https://`, `postgres://`, `redis://`). */
+export const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]{0,30}:\/\/[^\s"'<>]{1,8192}/gi;
