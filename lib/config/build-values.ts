@@ -35,10 +35,3 @@ export const sentryEnvironment = (): string => process.env.APP_SENTRY_ENVIRONMEN
 /** The same-origin path browsers post reports to, or null without a DSN. */
 export const tunnelPath = (): string | null => process.env.APP_SENTRY_TUNNEL_PATH || null;
 
-/** What the error screens say about the service (./site.ts). */
-export const screenValues = () => ({
-  serviceName: process.env.APP_SERVICE_NAME || 'This service',
-  homeHref: process.env.APP_HOME_HREF || null,
-  contactHref: process.env.APP_CONTACT_HREF || null,
-  contactLabel: process.env.APP_CONTACT_LABEL || 'contact us',
-});
