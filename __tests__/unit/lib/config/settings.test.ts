@@ -1,7 +1,26 @@
 import { readSettings, settings, settingsSlot } from '../../../../lib/config/settings';
+import { VARIABLES } from '../../../../lib/config/variables';
+import { REFUSED } from '../../../support/refused-values';
 
 const DSN = 'https://abc123@o1.ingest.example.io/42';
 const NO_BUILD_DSN = { dsnAtBuild: null };
+
+describe('readSettings refuses a bad value of every start-time variable', () => {
+  const startRows = Object.values(VARIABLES).filter((row) => row.readAt !== 'build');
+  const cases = startRows.flatMap((row) =>
+    (REFUSED[row.name] ?? []).map((value) => [row.name, value] as const),
+  );
+
+  it('has cases for most start-time variables', () => {
+    expect(new Set(cases.map(([name]) => name)).size).toBeGreaterThanOrEqual(startRows.length - 2);
+  });
+
+  it.each(cases)('%s=%p stops the start, naming it', (name, value) => {
+    expect(() => readSettings({ [name]: value }, NO_BUILD_DSN)).toThrow(
+      new RegExp(`^Invalid configuration: .*${name} `),
+    );
+  });
+});
 
 describe('readSettings', () => {
   it('has defaults for a plain machine', () => {

@@ -119,6 +119,20 @@ describe('failure output: a kind, never the message', () => {
   });
 });
 
+describe('a dependency check’s observation', () => {
+  it('keeps its value with its unit, as the check gave them', async () => {
+    const timed = { ...check('postgres:responseTime', 'pass'), componentType: 'datastore' };
+    timed.run = () => ({ status: 'pass', observedValue: 12, observedUnit: 'ms' });
+    expect(await runCheck(timed, () => new Date(0))).toEqual({
+      componentType: 'datastore',
+      status: 'pass',
+      observedValue: 12,
+      observedUnit: 'ms',
+      time: new Date(0).toISOString(),
+    });
+  });
+});
+
 describe('sharedCheckRunner', () => {
   function counted(): { check: HealthCheck; runs: () => number; finish: () => void } {
     let runs = 0;
