@@ -50,7 +50,7 @@ describe('SIGTERM under load', () => {
     });
 
     let loadRunning = true;
-    const outcomes = { ok: 0, failed: [] as string[] };
+    const outcomes = { ok: 0, failed: [] as string[], refused: [] as number[] };
     // Each path's one documented answer, draining or not.
     const EXPECTED: Record<string, number> = {
       '/api/health/live': 200,
@@ -67,7 +67,9 @@ describe('SIGTERM under load', () => {
           if (res.status === EXPECTED[target]) outcomes.ok += 1;
           else outcomes.failed.push(`${target} → ${res.status}`);
         } catch (error) {
-          outcomes.failed.push(`${target} → ${(error as Error).message}`);
+          const { code, message } = error as NodeJS.ErrnoException;
+          if (code === 'ECONNREFUSED') outcomes.refused.push(Date.now());
+          else outcomes.failed.push(`${target} → ${message}`);
         }
       }
     };
@@ -78,7 +80,6 @@ describe('SIGTERM under load', () => {
     // A slow request that is still running when the server stops accepting connections.
     const inFlight = rawRequest(server.url, `/__fixtures__/slow?ms=${drainMs + 1000}`);
 
-    const signalledAt = Date.now();
     server.child.kill('SIGTERM');
     // Once the server says it is draining, the very next readiness probe is 503 (no grace period
     // in which a load balancer could still pick this replica), while liveness stays 200.
@@ -86,10 +87,14 @@ describe('SIGTERM under load', () => {
     const ready = await rawRequest(server.url, '/api/health/ready');
     const live = await rawRequest(server.url, '/api/health/live');
 
-    // Keep the load on until just before the drain ends; after it, connections are refused by design.
-    await sleep(Math.max(0, drainMs - 300 - (Date.now() - signalledAt)));
+    // Keep the load on until the drain ends: the server says so before it stops accepting, and
+    // the workers stop at that line (a connection refused after it is the design).
+    await waitForOutput(server, /"event":"lifecycle\.stop_accepting"/, drainMs + 5000);
     loadRunning = false;
     await Promise.all(workers);
+    const stoppedAt = Date.parse(
+      /"time":"([^"]+)","level":"info","event":"lifecycle\.stop_accepting"/.exec(server.output())![1]!,
+    );
 
     const slow = await inFlight;
     const code = await server.exited;
@@ -98,6 +103,8 @@ describe('SIGTERM under load', () => {
     expect(ready.status).toBe(503);
     expect(live.status).toBe(200);
     expect(outcomes.failed).toEqual([]);
+    // Refused only once the server had said it stopped accepting.
+    expect(outcomes.refused.filter((at) => at < stoppedAt)).toEqual([]);
     expect(outcomes.ok).toBeGreaterThan(50);
     expect(slow.status).toBe(200);
     expect(slow.body).toContain(`"waited":${drainMs + 1000}`);

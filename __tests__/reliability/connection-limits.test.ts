@@ -207,8 +207,14 @@ describe('short timeouts (HEADERS_TIMEOUT_MS=1000, REQUEST_TIMEOUT_MS=1500)', ()
     let text = '';
     socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
     const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    const sent = performance.now();
     socket.write('POST /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n\r\nabc');
     await closed;
+    const closedAfterMs = performance.now() - sent;
+    // Which timer closed it, not how fast anything is: the request timeout (1.5 s, checked every
+    // 100 ms), not the keep-alive timeout (5 s) nor the 30 s default of REQUEST_TIMEOUT_MS.
+    expect(closedAfterMs).toBeGreaterThanOrEqual(1400);
+    expect(closedAfterMs).toBeLessThan(4000);
     expect(text).toMatch(/^HTTP\/1\.1 405 [^]*\}$/);
     expect(text.match(/HTTP\/1\.1 \d{3}/g)).toHaveLength(1);
   });

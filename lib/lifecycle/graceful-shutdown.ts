@@ -88,6 +88,8 @@ export function installGracefulShutdown({
     if (drainMs > 0) await sleep(drainMs);
 
     // Stop accepting; idle keep-alive sockets go now, busy ones once their response is sent.
+    // Logged first, so every connection refused from here on is later than this line's time.
+    log('info', 'lifecycle.stop_accepting', { inFlight: requests.inFlight() });
     server.close();
     server.closeIdleConnections();
     const deadline = Date.now() + shutdownTimeoutMs;

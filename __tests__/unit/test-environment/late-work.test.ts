@@ -22,6 +22,8 @@ interface Run {
   output: string;
 }
 
+let runs = 0;
+
 /** Runs Jest in one worker on the named fixture files, in the order of their names. */
 function jest(environment: string, ...files: string[]): Run {
   const config = {
@@ -43,7 +45,13 @@ function jest(environment: string, ...files: string[]): Run {
       '--runTestsByPath',
       ...files.map((f) => path.join(FIXTURES, f)),
     ],
-    { cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: { ...process.env, FORCE_COLOR: '0' } },
+    {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 60_000,
+      // Where c-leaves-slow-work's late work marks that it ran, for d-runs-next to wait for.
+      env: { ...process.env, FORCE_COLOR: '0', LATE_WORK_MARKER: path.join(cacheDirectory, `ran-${runs++}`) },
+    },
   );
   return { status: result.status, output: `${result.stdout}${result.stderr}` };
 }
@@ -104,7 +112,7 @@ describe('the test environment', () => {
       expect(run.output).toContain(
         'the last of which was __tests__/unit/test-environment/__fixtures__/c-leaves-slow-work.fixture.cjs',
       );
-      expect(run.output).toMatch(/c-leaves-slow-work\.fixture\.cjs:5/);
+      expect(run.output).toMatch(/c-leaves-slow-work\.fixture\.cjs:9/);
     },
   );
 });

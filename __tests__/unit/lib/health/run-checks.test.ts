@@ -121,7 +121,7 @@ describe('failure output: a kind, never the message', () => {
 
 describe('a dependency check’s observation', () => {
   it('keeps its value with its unit, as the check gave them', async () => {
-    const timed = { ...check('postgres:responseTime', 'pass'), componentType: 'datastore' };
+    const timed: HealthCheck = { ...check('postgres:responseTime', 'pass'), componentType: 'datastore' };
     timed.run = () => ({ status: 'pass', observedValue: 12, observedUnit: 'ms' });
     expect(await runCheck(timed, () => new Date(0))).toEqual({
       componentType: 'datastore',

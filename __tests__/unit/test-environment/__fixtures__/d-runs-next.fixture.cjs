@@ -1,4 +1,8 @@
-// Innocent: runs after c-leaves-slow-work, long enough for that file's timer to fire meanwhile.
-test('takes a while', async () => {
-  await new Promise((resolve) => setTimeout(resolve, 900));
+// Innocent: runs after c-leaves-slow-work, until that file's late work has run meanwhile.
+const { existsSync } = require('node:fs');
+
+test('waits while the work of the file before runs', async () => {
+  const deadline = Date.now() + 10_000;
+  while (!existsSync(process.env.LATE_WORK_MARKER) && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 5));
 });
