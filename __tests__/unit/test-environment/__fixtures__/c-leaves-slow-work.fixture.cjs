@@ -5,7 +5,7 @@ const state = Object.assign(globalThis, { lateWorkFixture: { reads: 0 } }).lateW
 
 test('returns before its slow timer fires', () => {
   setTimeout(() => {
-    writeFileSync(process.env.LATE_WORK_MARKER, 'ran');
+    writeFileSync(String(process.env.LATE_WORK_MARKER), 'ran');
     return state.reads;
   }, 300);
 });

@@ -3,6 +3,6 @@ const { existsSync } = require('node:fs');
 
 test('waits while the work of the file before runs', async () => {
   const deadline = Date.now() + 10_000;
-  while (!existsSync(process.env.LATE_WORK_MARKER) && Date.now() < deadline)
+  while (!existsSync(String(process.env.LATE_WORK_MARKER)) && Date.now() < deadline)
     await new Promise((resolve) => setTimeout(resolve, 5));
 });
