@@ -15,7 +15,8 @@ let app: string;
 beforeEach(() => {
   app = mkdtempSync(path.join(tmpdir(), 'app-shell-config-'));
   cpSync(path.join(ROOT, 'dist'), path.join(app, 'dist'), { recursive: true });
-  for (const name of ['node_modules', 'next.config.js', 'package.json', 'public']) {
+  // No next.config.ts: the server starts from the build's resolved config alone.
+  for (const name of ['node_modules', 'package.json', 'public']) {
     symlinkSync(path.join(ROOT, name), path.join(app, name));
   }
   symlinkSync(path.join(ROOT, PRODUCTION_DIST), path.join(app, '.next'));

@@ -126,7 +126,7 @@ const generators: Record<string, () => Omit<Case, 'category'>> = {
       '/public/../package.json',
       '/..;/package.json',
       '/_next/../.env',
-      '/favicon.ico/../../next.config.js',
+      '/favicon.ico/../../next.config.ts',
       '/_next/static/%c0%ae%c0%ae/package.json',
     ]);
     return { name: target, request: buildRequest({ target }), allowed: [400, 404] };
@@ -299,7 +299,7 @@ const generators: Record<string, () => Omit<Case, 'category'>> = {
       allowed: [404],
     };
   },
-  // Off (next.config.js, images.unoptimized): whatever the query, a 404. Turned on, some of these
+  // Off (next.config.ts, images.unoptimized): whatever the query, a 404. Turned on, some of these
   // made Next's optimizer answer 500 (docs/images.md).
   '/_next/image': () => {
     const url = random.pick([

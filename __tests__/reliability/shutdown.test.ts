@@ -84,8 +84,9 @@ describe('SIGTERM under load', () => {
 
     await until(() => total >= 1000);
     server.child.kill('SIGTERM');
-    // The load runs until the drain ends and the server says it stops accepting; a connection
-    // refused after that line is the design, anything else a failure.
+    // The load runs until the drain ends and the server says it stops accepting. A connection that
+    // races the stop is refused, or closed before its request was read, by design: after that
+    // line only; anything else is a failure.
     await waitForOutput(server, /"event":"lifecycle\.stop_accepting"/, DRAIN_MS + 5000);
     const stoppedAt = Date.parse(
       /"time":"([^"]+)","level":"info","event":"lifecycle\.stop_accepting"/.exec(server.output())![1]!,
@@ -95,7 +96,9 @@ describe('SIGTERM under load', () => {
     agent.destroy();
     const code = await server.exited;
     const failed = errors
-      .filter((error) => !(error.code === 'ECONNREFUSED' && error.at >= stoppedAt))
+      .filter(
+        (error) => !(['ECONNREFUSED', 'ECONNRESET'].includes(error.code ?? '') && error.at >= stoppedAt),
+      )
       .map((error) => error.text);
     recordResult({
       scenario: 'shutdown: SIGTERM under 99 connections',

@@ -34,4 +34,3 @@ export const sentryEnvironment = (): string => process.env.APP_SENTRY_ENVIRONMEN
 
 /** The same-origin path browsers post reports to, or null without a DSN. */
 export const tunnelPath = (): string | null => process.env.APP_SENTRY_TUNNEL_PATH || null;
-

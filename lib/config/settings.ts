@@ -5,60 +5,36 @@
 import { errorFields, log } from '../log/json-line';
 import { processSlot } from '../process/slots';
 import { buildDsn } from './build-values';
-import { readVariable, VARIABLES, type Env } from './variables';
+import { readVariable, START_KEYS, VARIABLES, type Env, type StartKey, type ValueOf } from './variables';
 
+/** Each start-time row of ./variables.ts under its key, with its checked value. */
+export type Settings = { [K in StartKey]: ValueOf<K> };
+
+/** A warn and a fail threshold, warn below fail. */
 export interface Thresholds {
   warn: number;
   fail: number;
 }
 
-/** Each field is the value of the row of ./variables.ts with the same key. */
-export interface Settings {
-  port: number;
-  host: string;
-  drainMs: number;
-  shutdownTimeoutMs: number;
-  keepAliveTimeoutMs: number;
-  headersTimeoutMs: number;
-  requestTimeoutMs: number;
-  maxConnections: number;
-  connectionsCheckIntervalMs: number;
-  health: {
-    eventLoopDelayMs: Thresholds;
-    heapUsedRatio: Thresholds;
-    checkReuseMs: number;
-  };
-  /** SENTRY_DSN at start, else the build's; null: errors become JSON lines. */
-  sentryDsn: string | null;
-}
+/** Thresholds whose warn value must be below their fail value. */
+const ORDERED_PAIRS = [
+  ['eventLoopDelayWarnMs', 'eventLoopDelayFailMs'],
+  ['heapUsedWarnRatio', 'heapUsedFailRatio'],
+] as const;
 
-/** Two rows of ./variables.ts that must be ordered: warn below fail. */
-function thresholds(
-  env: Env,
-  warnKey: 'eventLoopDelayWarnMs' | 'heapUsedWarnRatio',
-  failKey: 'eventLoopDelayFailMs' | 'heapUsedFailRatio',
-  problems: string[],
-): Thresholds {
-  const before = problems.length;
-  const warn = readVariable(warnKey, env, problems);
-  const fail = readVariable(failKey, env, problems);
-  if (problems.length === before && warn >= fail) {
-    problems.push(
-      `${VARIABLES[warnKey].name} must be below ${VARIABLES[failKey].name} (got ${warn} and ${fail})`,
-    );
-  }
-  return { warn, fail };
+/** The pair of thresholds of one measure. */
+export function thresholdsOf(measure: 'eventLoopDelay' | 'heapUsed', from: Settings): Thresholds {
+  return measure === 'eventLoopDelay'
+    ? { warn: from.eventLoopDelayWarnMs, fail: from.eventLoopDelayFailMs }
+    : { warn: from.heapUsedWarnRatio, fail: from.heapUsedFailRatio };
 }
 
 /**
- * The DSN the server reports with. SENTRY_DSN at start must be well-formed and, when the build had
- * one, the same one: the tunnel only forwards envelopes for the DSN the browser bundle carries.
- * Unset at start, the build's DSN is used.
+ * The DSN the server reports with. SENTRY_DSN at start must be well-formed (checked by its row)
+ * and, when the build had one, the same one: the tunnel only forwards envelopes for the DSN the
+ * browser bundle carries. Unset at start, the build's DSN is used.
  */
-function serverDsn(env: Env, atBuild: string | null, problems: string[]): string | null {
-  const before = problems.length;
-  const atStart = readVariable('sentryDsn', env, problems);
-  if (problems.length > before) return null;
+function serverDsn(atStart: string | null, atBuild: string | null, problems: string[]): string | null {
   if (atStart && atBuild && atStart !== atBuild) {
     problems.push(
       'SENTRY_DSN differs from the one this build was made with; rebuild, or start with the same value',
@@ -74,24 +50,20 @@ export function readSettings(
   { dsnAtBuild = buildDsn() }: { dsnAtBuild?: string | null } = {},
 ): Settings {
   const problems: string[] = [];
-  const read = <K extends Parameters<typeof readVariable>[0]>(key: K) => readVariable(key, env, problems);
-  const settings: Settings = {
-    port: read('port'),
-    host: read('host'),
-    drainMs: read('drainMs'),
-    shutdownTimeoutMs: read('shutdownTimeoutMs'),
-    keepAliveTimeoutMs: read('keepAliveTimeoutMs'),
-    headersTimeoutMs: read('headersTimeoutMs'),
-    requestTimeoutMs: read('requestTimeoutMs'),
-    maxConnections: read('maxConnections'),
-    connectionsCheckIntervalMs: read('connectionsCheckIntervalMs'),
-    health: {
-      eventLoopDelayMs: thresholds(env, 'eventLoopDelayWarnMs', 'eventLoopDelayFailMs', problems),
-      heapUsedRatio: thresholds(env, 'heapUsedWarnRatio', 'heapUsedFailRatio', problems),
-      checkReuseMs: read('checkReuseMs'),
-    },
-    sentryDsn: serverDsn(env, dsnAtBuild, problems),
-  };
+  const values: Partial<Record<StartKey, unknown>> = {};
+  for (const key of START_KEYS) values[key] = readVariable(key, env, problems);
+  const settings = values as Settings;
+  const refused = (key: StartKey) =>
+    problems.some((problem) => problem.startsWith(`${VARIABLES[key].name} `));
+
+  settings.sentryDsn = refused('sentryDsn') ? null : serverDsn(settings.sentryDsn, dsnAtBuild, problems);
+  for (const [warn, fail] of ORDERED_PAIRS) {
+    if (!refused(warn) && !refused(fail) && settings[warn] >= settings[fail]) {
+      problems.push(
+        `${VARIABLES[warn].name} must be below ${VARIABLES[fail].name} (got ${settings[warn]} and ${settings[fail]})`,
+      );
+    }
+  }
   if (settings.headersTimeoutMs > settings.requestTimeoutMs) {
     problems.push(
       `HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS (got ${settings.headersTimeoutMs} and ${settings.requestTimeoutMs})`,

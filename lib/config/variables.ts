@@ -17,10 +17,12 @@ export interface Check<T> {
   echo?: false;
 }
 
-export interface Variable<T> {
+export type ReadAt = 'build' | 'start' | 'build and start';
+
+export interface Variable<T, R extends ReadAt = ReadAt> {
   name: string;
   /** `build`: baked into the bundles by `npm run build`; `start`: read by `npm start`. */
-  readAt: 'build' | 'start' | 'build and start';
+  readAt: R;
   group: Group;
   meaning: string;
   check: Check<T>;
@@ -77,20 +79,25 @@ export function oneOf<const T extends string>(...choices: T[]): Check<T> {
   };
 }
 
-function variable<T>(
-  row: Omit<Variable<T>, 'fallback' | 'defaultText'> & { fallback: T; defaultText?: string },
-): Variable<T>;
-function variable<T>(row: Variable<T>): Variable<T>;
-function variable<T>(
-  row: Omit<Variable<T>, 'fallback' | 'defaultText'> & {
-    fallback: T | ((env: Env) => T);
-    defaultText?: string;
-  },
-): Variable<T> {
+interface Row<T, R extends ReadAt, F> {
+  name: string;
+  readAt: R;
+  group: Group;
+  meaning: string;
+  check: Check<T>;
+  /** The value of an unset variable, or how to find it from the others (then say how in defaultText). */
+  fallback: F | ((env: Env) => F);
+  defaultText?: string;
+}
+
+/** A row, its value's type inferred from its check and fallback (`null`: unset means none). */
+function variable<T, const R extends ReadAt, const F extends T | null>(
+  row: Row<T, R, F>,
+): Variable<T | F, R> {
   const { fallback } = row;
   return {
     ...row,
-    fallback: typeof fallback === 'function' ? (fallback as (env: Env) => T) : () => fallback,
+    fallback: typeof fallback === 'function' ? (fallback as (env: Env) => F) : () => fallback,
     defaultText: row.defaultText ?? (fallback === null || fallback === '' ? 'none' : String(fallback)),
   };
 }
@@ -150,7 +157,7 @@ export const tunnelPath: Check<string> = {
 
 export const VARIABLES = {
   // --- Error reporting ---
-  sentryDsn: variable<string | null>({
+  sentryDsn: variable({
     name: 'SENTRY_DSN',
     readAt: 'build and start',
     group: 'reporting',
@@ -159,7 +166,7 @@ export const VARIABLES = {
     check: dsn,
     fallback: null,
   }),
-  sentryEnvironment: variable<string | null>({
+  sentryEnvironment: variable({
     name: 'SENTRY_ENVIRONMENT',
     readAt: 'build',
     group: 'reporting',
@@ -168,7 +175,7 @@ export const VARIABLES = {
     fallback: null,
     defaultText: '`production` (`development` under `npm run dev`)',
   }),
-  sentryRelease: variable<string | null>({
+  sentryRelease: variable({
     name: 'SENTRY_RELEASE',
     readAt: 'build',
     group: 'reporting',
@@ -177,7 +184,7 @@ export const VARIABLES = {
     fallback: null,
     defaultText: 'the git commit, else the package version',
   }),
-  sentryTunnelPath: variable<string | null>({
+  sentryTunnelPath: variable({
     name: 'SENTRY_TUNNEL_PATH',
     readAt: 'build',
     group: 'reporting',
@@ -187,7 +194,7 @@ export const VARIABLES = {
     defaultText: 'a hash of the DSN, such as /a3awwd',
   }),
   // --- Source maps ---
-  sentryAuthToken: variable<string | null>({
+  sentryAuthToken: variable({
     name: 'SENTRY_AUTH_TOKEN',
     readAt: 'build',
     group: 'sourceMaps',
@@ -195,7 +202,7 @@ export const VARIABLES = {
     check: text,
     fallback: null,
   }),
-  sentryOrg: variable<string | null>({
+  sentryOrg: variable({
     name: 'SENTRY_ORG',
     readAt: 'build',
     group: 'sourceMaps',
@@ -203,7 +210,7 @@ export const VARIABLES = {
     check: text,
     fallback: null,
   }),
-  sentryProject: variable<string | null>({
+  sentryProject: variable({
     name: 'SENTRY_PROJECT',
     readAt: 'build',
     group: 'sourceMaps',
@@ -211,7 +218,7 @@ export const VARIABLES = {
     check: text,
     fallback: null,
   }),
-  sentryUrl: variable<string | null>({
+  sentryUrl: variable({
     name: 'SENTRY_URL',
     readAt: 'build',
     group: 'sourceMaps',
@@ -229,7 +236,7 @@ export const VARIABLES = {
     check: text,
     fallback: 'This service',
   }),
-  homeHref: variable<string | null>({
+  homeHref: variable({
     name: 'NEXT_PUBLIC_HOME_HREF',
     readAt: 'build',
     group: 'screens',
@@ -237,7 +244,7 @@ export const VARIABLES = {
     check: text,
     fallback: null,
   }),
-  contactHref: variable<string | null>({
+  contactHref: variable({
     name: 'NEXT_PUBLIC_CONTACT_HREF',
     readAt: 'build',
     group: 'screens',
@@ -262,7 +269,7 @@ export const VARIABLES = {
     check: text,
     fallback: '.next',
   }),
-  output: variable<'standalone' | null>({
+  output: variable({
     name: 'NEXT_OUTPUT',
     readAt: 'build',
     group: 'build',
@@ -393,7 +400,14 @@ export const VARIABLES = {
 } satisfies Record<string, Variable<unknown>>;
 
 export type VariableKey = keyof typeof VARIABLES;
-type ValueOf<K extends VariableKey> = (typeof VARIABLES)[K] extends Variable<infer T> ? T : never;
+export type ValueOf<K extends VariableKey> = (typeof VARIABLES)[K] extends Variable<infer T> ? T : never;
+/** The variables `npm start` reads: `settings()` holds each under its key. */
+export type StartKey = {
+  [K in VariableKey]: (typeof VARIABLES)[K]['readAt'] extends 'build' ? never : K;
+}[VariableKey];
+export const START_KEYS = (Object.keys(VARIABLES) as VariableKey[]).filter(
+  (key) => VARIABLES[key].readAt !== 'build',
+) as StartKey[];
 
 /**
  * A variable's value: its fallback when unset or blank, else its checked value. A refused value

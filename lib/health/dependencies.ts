@@ -1,5 +1,5 @@
 // The one place product teams register checks of what this app depends on (a database, a cache, an
-// upstream API). Each gets its own timeout and criticality; see the README for an example.
+// upstream API). Each gets its own timeout and criticality (docs/operations.md, "Health").
 import type { HealthCheck } from './types';
 
 /**

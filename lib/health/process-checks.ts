@@ -2,7 +2,7 @@
 // numbers and computes nothing.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';
-import { settings, type Thresholds } from '../config/settings';
+import { settings, thresholdsOf, type Thresholds } from '../config/settings';
 import { processSlot } from '../process/slots';
 import type { HealthStatus, ProcessSample, ProcessSampler, SampledCheck, SampledResult } from './types';
 
@@ -71,7 +71,7 @@ const round = (value: number, digits: number) => Number(value.toFixed(digits));
 
 export function eventLoopCheck(
   sampler: () => ProcessSample = latestSample,
-  thresholds: () => Thresholds = () => settings().health.eventLoopDelayMs,
+  thresholds: () => Thresholds = () => thresholdsOf('eventLoopDelay', settings()),
 ): SampledCheck {
   return {
     name: 'eventloop:delay',
@@ -92,7 +92,7 @@ export function eventLoopCheck(
 
 export function heapCheck(
   sampler: () => ProcessSample = latestSample,
-  thresholds: () => Thresholds = () => settings().health.heapUsedRatio,
+  thresholds: () => Thresholds = () => thresholdsOf('heapUsed', settings()),
 ): SampledCheck {
   return {
     name: 'memory:utilization',

@@ -47,7 +47,7 @@ export const defaultSources: ReportSources = {
   sampled: () => processChecks,
   sampleVersion: processSampleVersion,
   checks: () => dependencyChecks,
-  runCheck: sharedCheckRunner(() => settings().health.checkReuseMs),
+  runCheck: sharedCheckRunner(() => settings().checkReuseMs),
   now: () => new Date(),
   uptimeSeconds: () => process.uptime(),
   version: appVersion(),

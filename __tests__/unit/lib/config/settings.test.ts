@@ -34,12 +34,13 @@ describe('readSettings', () => {
       requestTimeoutMs: 30_000,
       maxConnections: 2048,
       connectionsCheckIntervalMs: 1000,
-      health: {
-        eventLoopDelayMs: { warn: 200, fail: 1000 },
-        heapUsedRatio: { warn: 0.85, fail: 0.95 },
-        checkReuseMs: 1000,
-      },
+      eventLoopDelayWarnMs: 200,
+      eventLoopDelayFailMs: 1000,
+      heapUsedWarnRatio: 0.85,
+      heapUsedFailRatio: 0.95,
+      checkReuseMs: 1000,
       sentryDsn: null,
+      distDir: '.next',
     });
   });
 
@@ -68,11 +69,11 @@ describe('readSettings', () => {
         host: '127.0.0.1',
         drainMs: 250,
         shutdownTimeoutMs: 3000,
-        health: {
-          eventLoopDelayMs: { warn: 50, fail: 400 },
-          heapUsedRatio: { warn: 0.5, fail: 0.75 },
-          checkReuseMs: 1000,
-        },
+        eventLoopDelayWarnMs: 50,
+        eventLoopDelayFailMs: 400,
+        heapUsedWarnRatio: 0.5,
+        heapUsedFailRatio: 0.75,
+        checkReuseMs: 1000,
       }),
     );
   });
@@ -95,7 +96,7 @@ describe('readSettings', () => {
         requestTimeoutMs: 20_000,
         maxConnections: 100,
         connectionsCheckIntervalMs: 250,
-        health: expect.objectContaining({ checkReuseMs: 0 }),
+        checkReuseMs: 0,
       }),
     );
   });
@@ -114,10 +115,10 @@ describe('readSettings', () => {
       ),
     ).toThrow(
       new Error(
-        'Invalid configuration: PORT must be a whole number from 0 to 65535 (got "eighty"); ' +
+        'Invalid configuration: SENTRY_DSN is malformed: it is not a URL; ' +
+          'PORT must be a whole number from 0 to 65535 (got "eighty"); ' +
           'SHUTDOWN_DRAIN_MS must be a whole number from 0 to 600000 (got "abc"); ' +
-          'HEALTH_HEAP_USED_RATIO_FAIL must be a number from 0.01 to 1 (got "1.5"); ' +
-          'SENTRY_DSN is malformed: it is not a URL.',
+          'HEALTH_HEAP_USED_RATIO_FAIL must be a number from 0.01 to 1 (got "1.5").',
       ),
     );
   });
