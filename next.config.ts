@@ -94,7 +94,7 @@ export default function nextConfig(phase: string): NextConfig {
         config.plugins.push(
           new webpack.NormalModuleReplacementPlugin(
             /[\\/]lib[\\/]health[\\/]dependencies\.ts$/,
-            path.join(__dirname, '__tests__/e2e/fixtures/health-dependencies.ts'),
+            path.join(__dirname, '__tests__/e2e/__fixtures__/health-dependencies.ts'),
           ),
         );
       }

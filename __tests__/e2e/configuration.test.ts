@@ -113,6 +113,13 @@ describe('configuration at start', () => {
       '2',
       'HEALTH_HEAP_USED_RATIO_WARN must be a number from 0.01 to 1',
     ],
+    // Sentry's parser prints its own `Invalid Sentry Dsn: …` line for this one; it must not appear.
+    [
+      'environment',
+      'SENTRY_DSN',
+      'https://publickey@sentry.example.com/',
+      'SENTRY_DSN is malformed: Sentry cannot parse it',
+    ],
   ])('stops with exit 1 and one line when %s sets %s=%s', (where, name, value, words) => {
     if (where === '.env') writeFileSync(path.join(app, '.env'), `${name}=${value}\n`);
     const { status, lines } = failedStart(cleanEnv(where === 'environment' ? { [name]: value } : {}));

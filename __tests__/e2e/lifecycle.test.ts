@@ -8,7 +8,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('a blocked event loop', () => {
   it('turns readiness to warn or fail while liveness still answers', async () => {
-    const preload = path.join(__dirname, 'fixtures/block-event-loop.js');
+    const preload = path.join(__dirname, '__fixtures__/block-event-loop.js');
     const server = await startServer({ distDir: FIXTURE_DIST, nodeOptions: `--require ${preload}` });
     try {
       server.child.kill('SIGUSR2');

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { SourceMapConsumer } from 'source-map';
-import { CLIENT_ERROR, SERVER_ERROR } from './fixtures/throwing';
+import { CLIENT_ERROR, SERVER_ERROR } from './__fixtures__/throwing';
 import { launchBrowser, openWatchedPage } from '../support/browser';
 import { rawRequest } from '../support/http';
 import type { Ingest, SentryEventPayload } from '../support/ingest';
@@ -15,7 +15,7 @@ import { mapsByDebugId } from '../support/source-maps';
 import { type ReportingStack, startReportingStack } from '../support/reporting-stack';
 import type { RunningServer } from '../support/server';
 
-const FIXTURE = path.join(__dirname, 'fixtures/throwing.tsx');
+const FIXTURE = path.join(__dirname, '__fixtures__/throwing.tsx');
 let stack: ReportingStack;
 let ingest: Ingest;
 let server: RunningServer;
@@ -62,7 +62,7 @@ async function resolvedFrames(event: SentryEventPayload) {
 function expectResolvesToFixture(resolved: { source: string | null; line: number | null }[], line: number) {
   expect(resolved.length).toBeGreaterThan(0);
   expect(resolved).toContainEqual({
-    source: expect.stringMatching(/__tests__\/e2e\/fixtures\/throwing\.tsx$/),
+    source: expect.stringMatching(/__tests__\/e2e\/__fixtures__\/throwing\.tsx$/),
     line,
   });
 }

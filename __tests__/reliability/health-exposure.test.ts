@@ -1,5 +1,5 @@
 // /api/health is public: what a failing dependency says, and what a storm of probes costs. The
-// fixture build's dependency checks (__tests__/e2e/fixtures/health-dependencies.ts) fail the way real
+// fixture build's dependency checks (__tests__/e2e/__fixtures__/health-dependencies.ts) fail the way real
 // ones do, with messages naming hosts, ports and a password; one of them connects to a gate server
 // here, which counts every run.
 import { once } from 'node:events';

@@ -1,6 +1,6 @@
 // Test-only route (see next.config.js): a click that runs TypeScript which throws, for the
 // source-map tests.
-import { throwInBrowser } from '../../__tests__/e2e/fixtures/throwing';
+import { throwInBrowser } from '../../__tests__/e2e/__fixtures__/throwing';
 
 export default function TypeScriptErrorFixture() {
   return (

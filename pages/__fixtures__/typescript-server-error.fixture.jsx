@@ -1,6 +1,6 @@
 // Test-only route (see next.config.js): getServerSideProps runs TypeScript which throws, for the
 // source-map tests.
-import { throwOnServer } from '../../__tests__/e2e/fixtures/throwing';
+import { throwOnServer } from '../../__tests__/e2e/__fixtures__/throwing';
 
 /** @type {import('next').GetServerSideProps} */
 export const getServerSideProps = async () => throwOnServer();

@@ -30,7 +30,7 @@ const NOT_SETTINGS = new Set([
   '__NEXT_PRIVATE_STANDALONE_CONFIG',
   // Set by Kubernetes; changes SHUTDOWN_DRAIN_MS's default.
   'KUBERNETES_SERVICE_HOST',
-  // The test builds only (next.config.ts, __tests__/e2e/fixtures).
+  // The test builds only (next.config.ts, __tests__/e2e/__fixtures__).
   'APP_SHELL_FIXTURES',
   // Where the tests and benchmarks find Chromium (scripts/lib/chromium.js).
   'CHROMIUM_PATH',
