@@ -103,7 +103,7 @@ function variable<T, const R extends ReadAt, const F extends T | null>(
 }
 
 /**
- * @sentry/core takes about 100 ms to load; a server without a DSN never needs it. A synchronous
+ * Loaded only to check a DSN that is set (docs/own-server.md, "Start time"). A synchronous
  * require, because the checks run synchronously while the configuration is read.
  */
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded lazily, see above

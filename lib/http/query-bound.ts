@@ -1,7 +1,7 @@
 // What a query string may cost before Next sees it. Next's API runtime copies the query with a loop
 // that calls URLSearchParams.getAll for every key, so its cost grows with the square of the number
-// of parameters: 2,000 cost 55 ms and 4,000 cost 170 ms of event-loop time on a bare `next start`
-// (bench/stranger-cost.js). The bound and why it is 256: docs/query-bound.md.
+// of parameters. The measured curve (bench/stranger-cost.js), the bound and why it is 256:
+// docs/query-bound.md.
 
 /** More parameters than this and the request is refused with 414. */
 export const QUERY_MAX_PARAMS = 256;

@@ -78,7 +78,7 @@ function configure(dev: boolean): { settings: Settings; distDir: string } {
 export async function main({ dev }: { dev: boolean }): Promise<void> {
   const { settings, distDir } = configure(dev);
   const tunnelAt = tunnelPath();
-  // Loaded only with a DSN: the tunnel needs @sentry/core, which takes ~100 ms to load.
+  // Loaded only with a DSN: the tunnel needs @sentry/core (docs/own-server.md, "Start time").
   let tunnel: Tunnel | null = null;
   if (settings.sentryDsn && tunnelAt) {
     const { createTunnel } = await import('../reporting/tunnel');

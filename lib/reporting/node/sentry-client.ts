@@ -1,6 +1,6 @@
 // The Sentry side of server reporting: @sentry/core's server runtime client (no OpenTelemetry-based
-// SDK). Loaded by ./reporter.ts only when there is a DSN, because @sentry/core takes about 100 ms
-// to load and a server without a DSN should not start slower for it.
+// SDK). Loaded by ./reporter.ts only when there is a DSN, like all of @sentry/core on the server
+// (docs/own-server.md, "Start time").
 import {
   type BaseTransportOptions,
   createStackParser,

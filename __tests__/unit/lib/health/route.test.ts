@@ -9,6 +9,9 @@ import overall from '../../../../pages/api/health/index';
 import live from '../../../../pages/api/health/live';
 import ready from '../../../../pages/api/health/ready';
 
+// The shell's routes, whatever checks a product registers (they would reach real services here).
+jest.mock('../../../../lib/health/dependencies', () => ({ dependencyChecks: [] }));
+
 let server: Server;
 let base: string;
 
