@@ -2,6 +2,7 @@
 // missing pages, API routes and errors, and on SIGTERM. (A start with a bad SENTRY_DSN is one JSON
 // line too: configuration.test.ts.) Next's own console output included.
 import { rawRequest } from '../support/http';
+import { SECRET_CASES } from '../support/secrets';
 import { FIXTURE_DIST } from '../support/paths';
 import { startServer } from '../support/server';
 
@@ -18,6 +19,8 @@ describe('the server’s output', () => {
         '/api/nope',
         '/api/health',
         `/search?${'a=1&'.repeat(300)}`,
+        // Pages that throw errors whose messages carry each secret of the table.
+        ...SECRET_CASES.map((_, index) => `/__fixtures__/server-secrets/x?case=${index}`),
       ])
         await rawRequest(server.url, target);
     } finally {
@@ -52,5 +55,10 @@ describe('the server’s output', () => {
       ]),
     );
     expect(code).toBe(0);
+    // Next prints each of those errors too: scrubbed like the reports, no secret in any line.
+    expect(
+      SECRET_CASES.filter(({ secret }) => server.output().includes(secret)).map(({ shape }) => shape),
+    ).toEqual([]);
+    expect(server.output()).toContain('Fixture server secret 0');
   });
 });

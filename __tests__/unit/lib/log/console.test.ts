@@ -50,6 +50,16 @@ describe('captureConsole', () => {
     ]);
   });
 
+  it('scrubs what it writes, as an error report is: Next prints errors whole', () => {
+    const target = { ...console };
+    captureConsole(target, new EventEmitter() as unknown as NodeJS.Process);
+    target.error(' ⨯ Error: upstream said 401 for Bearer sk_live_bearer123\n    at handler (pages/x.js:1:1)');
+    const [line] = lines(stderr);
+    expect(line.message).toBe(
+      'Error: upstream said 401 for Bearer [Filtered]\n    at handler (pages/x.js:1:1)',
+    );
+  });
+
   it('keeps words that merely start with a symbol', () => {
     expect(plainText(['/api/health answered'])).toBe('/api/health answered');
     expect(plainText(['[cache] warm'])).toBe('[cache] warm');
