@@ -1,5 +1,6 @@
 import nextVitals from 'eslint-config-next/core-web-vitals';
 import nextTypeScript from 'eslint-config-next/typescript';
+import jest from 'eslint-plugin-jest';
 
 const config = [
   ...nextVitals,
@@ -15,6 +16,16 @@ const config = [
       'bench/results/**',
       'dist/**',
     ],
+  },
+  {
+    // Tests that cannot pass without asserting, and assertions that are really made.
+    files: ['__tests__/**/*.test.{ts,tsx}'],
+    plugins: { jest },
+    rules: {
+      'jest/expect-expect': ['error', { assertFunctionNames: ['expect', 'expect*'] }],
+      'jest/valid-expect': 'error',
+      'jest/no-standalone-expect': ['error', { additionalTestBlockFunctions: ['whereJestSoftDeletes'] }],
+    },
   },
   {
     // CommonJS files loaded by Node or by tools before any compiler runs.

@@ -449,8 +449,12 @@ describe('the tunnel’s bounds', () => {
     await until(() => app.own.bufferedBytes() === 900);
     // 301 more bytes cannot fit beside the 900 held.
     first.req.write('x'.repeat(200));
-    await until(() => first.status() === 503);
-    await until(() => app.own.bufferedBytes() === 300);
+    await until(() => first.status() !== 0);
+    expect(first.status()).toBe(503);
+    await until(() => app.own.bufferedBytes() !== 900);
+    // The refused upload's 600 went back; the other's 300 stay held.
+    expect(app.own.bufferedBytes()).toBe(300);
+    expect(second.status()).toBe(0);
     second.req.destroy();
     first.req.destroy();
     await until(() => app.own.bufferedBytes() === 0);
