@@ -11,7 +11,7 @@ ENV NEXT_TELEMETRY_DISABLED=1
 COPY package.json package-lock.json ./
 RUN npm ci
 COPY . .
-# Read at build time and inlined into the bundles (see README, "Configuration").
+# Read at build time and inlined into the bundles (docs/configuration.md).
 ARG SENTRY_DSN=""
 ARG SENTRY_ENVIRONMENT=""
 ARG SENTRY_RELEASE=""

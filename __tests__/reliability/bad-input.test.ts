@@ -1,5 +1,5 @@
 // Several hundred generated hostile requests, seeded and reproducible (RELIABILITY_SEED=n to vary).
-// Each must get its documented 4xx (README, "Reliability"), never a 5xx, never a stack trace or a
+// Each must get its documented 4xx (docs/reliability.md), never a 5xx, never a stack trace or a
 // server path in the body, and the server must keep serving.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';

@@ -1,4 +1,4 @@
-// The server's own limits (README, "Configuration"): a headers timeout of seconds, a request
+// The server's own limits (docs/configuration.md): a headers timeout of seconds, a request
 // timeout, a bound on open connections and a timer that enforces them every second. Slow clients
 // cannot hold sockets for minutes, readiness keeps answering while they try, and a parse error never
 // writes into an answer in flight.

@@ -6,7 +6,7 @@ import {
 } from '../../../../lib/http/security-headers';
 
 describe('security headers', () => {
-  it('sends the full list, with the values the README names', () => {
+  it('sends the full list that docs/operations.md names, with these values', () => {
     expect(securityHeaders()).toEqual({
       'Content-Security-Policy': contentSecurityPolicy(),
       'Strict-Transport-Security': 'max-age=63072000; includeSubDomains',
