@@ -3,6 +3,7 @@ import type { NextConfig } from 'next';
 import { PHASE_DEVELOPMENT_SERVER, PHASE_PRODUCTION_SERVER } from 'next/constants';
 // Next compiles this file and what it imports (lib/config) itself: nothing here needs dist/.
 import { buildTimeEnv } from './lib/config/build-time';
+import { readVariable } from './lib/config/variables';
 
 /**
  * Pages are TypeScript (`.tsx`, `.ts`). Fixture pages (`*.fixture.jsx`) throw on purpose for the
@@ -25,7 +26,22 @@ function inlinedEnv(dev: boolean) {
   }
 }
 
+/** Where the build goes, and whether it is the container's standalone folder; checked the same way. */
+function buildFolder() {
+  const problems: string[] = [];
+  const folder = {
+    distDir: readVariable('distDir', process.env, problems),
+    output: readVariable('output', process.env, problems),
+  };
+  if (problems.length > 0) {
+    console.error(`Invalid build configuration: ${problems.join('; ')}.`);
+    process.exit(1);
+  }
+  return folder;
+}
+
 export default function nextConfig(phase: string): NextConfig {
+  const { distDir, output } = buildFolder();
   const dev = phase === PHASE_DEVELOPMENT_SERVER;
   // Inlined into every bundle at build time: one release and one reporting setup for browser,
   // server and health. The running production server reads the build's values instead (see
@@ -39,14 +55,14 @@ export default function nextConfig(phase: string): NextConfig {
     // How to turn it on, and what that risks: docs/images.md.
     images: { unoptimized: true },
     reactStrictMode: true,
-    distDir: process.env.NEXT_DIST_DIR || '.next',
+    distDir,
     // Loaded from node_modules on the server, not bundled: the compiled server (lib/server/start.ts)
     // requires it too, so both share one copy, and the standalone output traces it into the image.
     serverExternalPackages: ['@sentry/core'],
     ...(env ? { env } : {}),
     // A self-contained server folder for the container image (the Dockerfile sets this). Off
     // otherwise, because Next then warns on every start that `next start` cannot serve it.
-    ...(process.env.NEXT_OUTPUT === 'standalone' ? { output: 'standalone' } : {}),
+    ...(output ? { output } : {}),
     pageExtensions: withFixtures ? ['tsx', 'ts', 'fixture.jsx'] : ['tsx', 'ts'],
     // Source maps for browser and server bundles, so reports resolve to the original file and
     // line. Made "hidden" in webpack() below: no bundle points at its map, and

@@ -26,12 +26,6 @@ if [ ! -f dist/lib/server/start.js ]; then
   exit 1
 fi
 cp -R dist "$dest/dist"
-# The build's resolved Next config, which the server hands to Next (lib/server/build-output.ts).
-node -e '
-  const fs = require("fs");
-  const { config } = JSON.parse(fs.readFileSync(process.argv[1], "utf8"));
-  fs.writeFileSync(process.argv[2], JSON.stringify(config));
-' "$dist/required-server-files.json" "$dest/standalone-config.json"
 # Sources that the tracer copies along are not needed to run.
 rm -rf "$dest/pages" "$dest/lib"
 # Next's standalone output copies the project's .env files along. .dockerignore keeps them out of

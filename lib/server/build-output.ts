@@ -2,7 +2,7 @@
 // values baked into the bundles (release, reporting DSN and tunnel path). Next gets that config as
 // it is, so a start never runs next.config.ts (no compiler at start, in the image or anywhere), and
 // lib/config/build-values.ts answers the same values here as inside the bundles.
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { buildTimeEnv } from '../config/build-time';
 import type { BuildEnv } from '../config/build-values';
@@ -12,16 +12,12 @@ export interface BuiltConfig {
   env?: Partial<BuildEnv>;
 }
 
-/** The standalone config, written into the container image by scripts/assemble-standalone.sh. */
-export const STANDALONE_CONFIG = 'standalone-config.json';
-
 /**
- * The build's resolved Next config as JSON text: the image's standalone config, else the one in
- * the build folder's required-server-files.json; null before the first build.
+ * The build's resolved Next config as JSON text, from the build folder's
+ * required-server-files.json (in a checkout and in the image's standalone folder alike); null
+ * before the first build.
  */
 export function builtConfigText(root: string, distDir: string): string | null {
-  const standalone = path.join(root, STANDALONE_CONFIG);
-  if (existsSync(standalone)) return readFileSync(standalone, 'utf8');
   try {
     const manifest = JSON.parse(readFileSync(path.join(root, distDir, 'required-server-files.json'), 'utf8'));
     return manifest.config ? JSON.stringify(manifest.config) : null;
