@@ -82,7 +82,8 @@ describe('SIGTERM under load', () => {
       return Array.from({ length: CONNECTIONS_PER_PATH }, () => loop(path));
     });
 
-    await until(() => total >= 1000);
+    // Under load and ready: health has answered 200 before the signal, so the 503 after it is the drain.
+    await until(() => total >= 1000 && seen['/api/health']!.has(200));
     server.child.kill('SIGTERM');
     // The load runs until the drain ends and the server says it stops accepting. A connection that
     // races the stop is refused, or closed before its request was read, by design: after that
