@@ -313,6 +313,7 @@ describe('log pipes whose reader has gone', () => {
         NEXT_DIST_DIR: PRODUCTION_DIST,
         HOST: '127.0.0.1',
         PORT: String(port),
+        MANAGEMENT_PORT: String(await freePort()),
         SHUTDOWN_DRAIN_MS: String(DRAIN_MS),
         SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
         NODE_OPTIONS: `--require ${path.join(ROOT, '__tests__/support/uncaught-probe.cjs')}`,

@@ -356,6 +356,24 @@ export const VARIABLES = {
     check: wholeNumber(100, 30_000),
     fallback: 1000,
   }),
+  managementPort: variable({
+    name: 'MANAGEMENT_PORT',
+    readAt: 'start',
+    group: 'health',
+    meaning:
+      'The port of the management listener (/livez, /readyz), answered off the main thread; 0 turns it off. Never publish it.',
+    check: wholeNumber(0, 65535),
+    fallback: 9464,
+  }),
+  livenessWedgeMs: variable({
+    name: 'LIVENESS_WEDGE_MS',
+    readAt: 'start',
+    group: 'health',
+    meaning:
+      'How long the main event loop may go without a heartbeat before /livez fails: busy is alive, stuck this long is not.',
+    check: wholeNumber(1000, 60_000),
+    fallback: 10_000,
+  }),
   // --- Health ---
   eventLoopDelayWarnMs: variable({
     name: 'HEALTH_EVENT_LOOP_DELAY_MS_WARN',

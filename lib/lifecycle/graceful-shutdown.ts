@@ -10,6 +10,8 @@ export interface ShutdownOptions {
   requests: RequestCounter;
   drainMs: number;
   shutdownTimeoutMs: number;
+  /** Called once readiness has turned to draining. */
+  onDraining?: () => void;
   /** Cap on the before-exit tasks (flushing error reports). */
   flushTimeoutMs?: number;
   exit?: (code: number) => void;
@@ -73,6 +75,7 @@ async function runBeforeExitTasks(timeoutMs: number): Promise<void> {
 export function installGracefulShutdown({
   server,
   requests,
+  onDraining,
   drainMs,
   shutdownTimeoutMs,
   flushTimeoutMs = DEFAULT_FLUSH_TIMEOUT_MS,
@@ -84,6 +87,7 @@ export function installGracefulShutdown({
   async function shutdown(reason: string) {
     const started = Date.now();
     enterPhase('draining', { reason, drainMs, shutdownTimeoutMs });
+    onDraining?.();
     requests.startDraining();
     if (drainMs > 0) await sleep(drainMs);
 

@@ -6,12 +6,13 @@
 import http from 'node:http';
 import path from 'node:path';
 import { loadEnvConfig } from '@next/env';
-import { tunnelPath } from '../config/build-values';
-import { installSettings, readSettings, type Settings } from '../config/settings';
+import { appVersion, release, tunnelPath } from '../config/build-values';
+import { installSettings, readSettings, thresholdsOf, type Settings } from '../config/settings';
 import { readVariable } from '../config/variables';
 import { installGracefulShutdown } from '../lifecycle/graceful-shutdown';
-import { enterPhase } from '../lifecycle/state';
+import { currentPhase, enterPhase } from '../lifecycle/state';
 import { captureConsole } from '../log/console';
+import { startManagement, type Management } from '../management/listener';
 import { errorFields, guardStream, log } from '../log/json-line';
 import { reportThroughServerHook } from '../reporting/node/hook';
 import type { Tunnel } from '../reporting/tunnel';
@@ -75,8 +76,28 @@ function configure(dev: boolean): { settings: Settings; distDir: string } {
   return { settings, distDir };
 }
 
+/** The management listener (lib/management/), unless MANAGEMENT_PORT is 0. */
+async function manage(settings: Settings): Promise<Management | null> {
+  if (settings.managementPort === 0) return null;
+  const [{ healthReport }, { processSampler }] = await Promise.all([
+    import('../health/report'),
+    import('../health/process-checks'),
+  ]);
+  return startManagement({
+    host: settings.host,
+    port: settings.managementPort,
+    limits: { wedgeMs: settings.livenessWedgeMs, loopDelay: thresholdsOf('eventLoopDelay', settings) },
+    identity: { version: appVersion(), releaseId: release() },
+    phase: currentPhase,
+    loopDelayMs: () => processSampler().latest().eventLoopDelayP99Ms,
+    readiness: async () => (await healthReport('ready')).status,
+  });
+}
+
 export async function main({ dev }: { dev: boolean }): Promise<void> {
   const { settings, distDir } = configure(dev);
+  // First, so probes are answered (alive, not ready) while Next prepares.
+  const management = await manage(settings);
   const tunnelAt = tunnelPath();
   // Loaded only with a DSN: the tunnel needs @sentry/core (docs/own-server.md, "Start time").
   let tunnel: Tunnel | null = null;
@@ -105,6 +126,8 @@ export async function main({ dev }: { dev: boolean }): Promise<void> {
     requests,
     drainMs: settings.drainMs,
     shutdownTimeoutMs: settings.shutdownTimeoutMs,
+    // The management listener's /readyz fails with the next beat; beat now instead.
+    onDraining: () => management?.beat(),
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -116,6 +139,7 @@ export async function main({ dev }: { dev: boolean }): Promise<void> {
   log('info', 'server.listening', { host: settings.host, port, dev });
   await warmUp(server);
   enterPhase('ready', { port });
+  management?.beat();
 }
 
 /** What the process does before main(): logs it can rely on, and errors that do not kill it. */

@@ -1,4 +1,4 @@
-// Test-only route (see next.config.js): the error screen for a 4xx other than 404, as a page
+// Test-only route (see next.config.ts): the error screen for a 4xx other than 404, as a page
 // that answers 400 would show it.
 import ErrorPage from '../_error';
 

@@ -1,4 +1,4 @@
-// Test-only route (see next.config.js): links to a page whose data loading fails in the browser,
+// Test-only route (see next.config.ts): links to a page whose data loading fails in the browser,
 // so Next renders _error on the client with no status: a client-side exception.
 import Link from 'next/link';
 

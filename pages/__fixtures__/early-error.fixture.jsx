@@ -1,4 +1,4 @@
-// Test-only route (see next.config.js): an error thrown as soon as the page's code runs, long
+// Test-only route (see next.config.ts): an error thrown as soon as the page's code runs, long
 // before the error-reporting SDK loads (it waits for the page to be idle).
 if (typeof window !== 'undefined') {
   setTimeout(() => {

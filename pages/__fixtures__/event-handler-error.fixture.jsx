@@ -1,4 +1,4 @@
-// Test-only route (see next.config.js): an error thrown in an event handler, which React leaves
+// Test-only route (see next.config.ts): an error thrown in an event handler, which React leaves
 // to the browser's global error handler.
 export default function EventHandlerErrorFixture() {
   return (

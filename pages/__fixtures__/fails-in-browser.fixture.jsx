@@ -1,4 +1,4 @@
-// Test-only route (see next.config.js): getInitialProps throws only when run in the browser.
+// Test-only route (see next.config.ts): getInitialProps throws only when run in the browser.
 function FailsInBrowserFixture() {
   return <p>Rendered on the server.</p>;
 }

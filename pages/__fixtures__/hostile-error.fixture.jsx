@@ -1,4 +1,4 @@
-// Test-only route (see next.config.js): throws a value that throws again whenever anything reads
+// Test-only route (see next.config.ts): throws a value that throws again whenever anything reads
 // it, so the error screen's own code meets an error on the error path.
 
 /** @type {import('next').GetServerSideProps} */

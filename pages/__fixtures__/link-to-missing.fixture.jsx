@@ -1,4 +1,4 @@
-// Test-only route (see next.config.js): a product page linking with next/link to a route that does
+// Test-only route (see next.config.ts): a product page linking with next/link to a route that does
 // not exist, to check client navigation still ends on "Page not found" with status 404.
 import Link from 'next/link';
 

@@ -1,4 +1,4 @@
-// Test-only route (see next.config.js): a render error the _app boundary must catch.
+// Test-only route (see next.config.ts): a render error the _app boundary must catch.
 import { useState } from 'react';
 
 /** @param {{ broken: boolean }} props */

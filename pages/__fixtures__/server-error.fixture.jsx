@@ -1,4 +1,4 @@
-// Test-only route (see next.config.js): getServerSideProps fails, so _error renders a 500.
+// Test-only route (see next.config.ts): getServerSideProps fails, so _error renders a 500.
 
 /** @type {import('next').GetServerSideProps} */
 export const getServerSideProps = async () => {

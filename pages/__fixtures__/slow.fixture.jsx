@@ -1,4 +1,4 @@
-// Test-only route (see next.config.js): answers after ?ms= milliseconds (at most 10 s), to have a
+// Test-only route (see next.config.ts): answers after ?ms= milliseconds (at most 10 s), to have a
 // request in flight while the server shuts down.
 
 /** @type {import('next').GetServerSideProps<{ waited: number }>} */

@@ -1,4 +1,4 @@
-// Test-only route (see next.config.js): a click that runs TypeScript which throws, for the
+// Test-only route (see next.config.ts): a click that runs TypeScript which throws, for the
 // source-map tests.
 import { throwInBrowser } from '../../__tests__/e2e/__fixtures__/throwing';
 

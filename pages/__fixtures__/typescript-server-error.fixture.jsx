@@ -1,4 +1,4 @@
-// Test-only route (see next.config.js): getServerSideProps runs TypeScript which throws, for the
+// Test-only route (see next.config.ts): getServerSideProps runs TypeScript which throws, for the
 // source-map tests.
 import { throwOnServer } from '../../__tests__/e2e/__fixtures__/throwing';
 

@@ -1,4 +1,4 @@
-// Test-only route (see next.config.js): a promise rejected with nobody to handle it.
+// Test-only route (see next.config.ts): a promise rejected with nobody to handle it.
 export default function UnhandledRejectionFixture() {
   return (
     <main>

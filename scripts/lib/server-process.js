@@ -38,6 +38,8 @@ function statusOf(url) {
  * @property {number} port
  * @property {import('node:child_process').ChildProcess} child
  * @property {number} readyAfterMs  From spawn to the first answer with `readyStatus` on `readyPath`.
+ * @property {number} managementPort  The app's management listener (/livez, /readyz), on a free port
+ *   of its own unless `env` names one.
  * @property {() => string} output
  * @property {Promise<number | null>} exited
  * @property {() => Promise<number | null>} stop  SIGTERM; SIGKILL after 20 s.
@@ -67,6 +69,9 @@ async function startServerProcess({
   const childEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: '1', ...env };
   if (setPortVariable) childEnv.PORT = String(chosen);
   else delete childEnv.PORT;
+  // Servers run side by side here: each gets its own management port, never the default 9464.
+  if (env.MANAGEMENT_PORT === undefined) childEnv.MANAGEMENT_PORT = String(await freePort());
+  const managementPort = Number(childEnv.MANAGEMENT_PORT);
   const started = performance.now();
   const child = spawn(
     command,
@@ -105,7 +110,7 @@ async function startServerProcess({
     clearTimeout(timer);
     return code;
   };
-  return { url, port: chosen, child, readyAfterMs, output: () => output, exited, stop };
+  return { url, port: chosen, managementPort, child, readyAfterMs, output: () => output, exited, stop };
 }
 
 module.exports = { freePort, startServerProcess };

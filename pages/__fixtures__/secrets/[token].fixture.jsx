@@ -1,4 +1,4 @@
-// Test-only route (see next.config.js): a dynamic route whose segment is a secret, with buttons
+// Test-only route (see next.config.ts): a dynamic route whose segment is a secret, with buttons
 // that throw each case of the secret table (__tests__/support/secrets.ts) from a click, and one
 // that rejects with a plain object carrying an Authorization header.
 import { SECRET_CASES } from '../../../__tests__/support/secrets';

@@ -1,4 +1,4 @@
-// Test-only route (see next.config.js): a dynamic route whose segment is a secret, failing on the
+// Test-only route (see next.config.ts): a dynamic route whose segment is a secret, failing on the
 // server with the case of the secret table (__tests__/support/secrets.ts) that ?case= names.
 import { SECRET_CASES } from '../../../__tests__/support/secrets';
 

@@ -1,4 +1,4 @@
-// Test-only API route (see next.config.js): answers how many distinct query keys Next handed it,
+// Test-only API route (see next.config.ts): answers how many distinct query keys Next handed it,
 // so the reliability suite can time the most a permitted query can cost an API route.
 /** @type {import('next').NextApiHandler} */
 export default function queryCountFixture(req, res) {

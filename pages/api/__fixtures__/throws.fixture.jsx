@@ -1,4 +1,4 @@
-// Test-only API route (see next.config.js): fails while handling the request.
+// Test-only API route (see next.config.ts): fails while handling the request.
 /** @type {import('next').NextApiHandler} */
 export default function throwsFixture() {
   throw new Error('Fixture API route error');

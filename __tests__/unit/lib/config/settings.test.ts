@@ -39,6 +39,8 @@ describe('readSettings', () => {
       heapUsedWarnRatio: 0.85,
       heapUsedFailRatio: 0.95,
       checkReuseMs: 1000,
+      managementPort: 9464,
+      livenessWedgeMs: 10_000,
       sentryDsn: null,
       distDir: '.next',
     });

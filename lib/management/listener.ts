@@ -1,0 +1,138 @@
+// The main thread's side of the management listener: it beats the heartbeat many times a second,
+// decides readiness in the background as /api/health/ready does, and keeps the worker (./worker.ts)
+// that answers /livez and /readyz running. Started by lib/server/start.ts before Next prepares, so
+// probes are answered through a slow start too.
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { HealthStatus } from '../health/types';
+import type { Phase } from '../lifecycle/state';
+import { errorFields, log } from '../log/json-line';
+import type { Identity, ManagementLimits } from './decide';
+import { heartbeatIn } from './heartbeat';
+import type { ManagementMessage, ManagementWorkerData } from './worker';
+
+export interface ManagementOptions {
+  host: string;
+  /** 0 picks a free port (tests); the server does not start the listener when MANAGEMENT_PORT is 0. */
+  port: number;
+  limits: ManagementLimits;
+  identity: Identity;
+  phase: () => Phase;
+  loopDelayMs: () => number;
+  /** Readiness as /api/health/ready decides it. */
+  readiness: () => Promise<HealthStatus>;
+  beatEveryMs?: number;
+  decideEveryMs?: number;
+  /** The compiled worker; beside this file in dist/. */
+  workerFile?: string;
+  /** Called when the worker cannot be kept running. */
+  giveUp?: () => void;
+}
+
+export interface Management {
+  port: number;
+  /** Beats once now: after a phase change, so /readyz sees it without waiting for the next beat. */
+  beat: () => void;
+  stop: () => Promise<void>;
+}
+
+/** Restarts allowed within this window before the process gives up: a crash loop is not recovery. */
+const RESTART_WINDOW_MS = 60_000;
+const MAX_RESTARTS = 3;
+
+export async function startManagement(options: ManagementOptions): Promise<Management> {
+  const heartbeat = heartbeatIn();
+  let status: HealthStatus | null = null;
+  const beat = () =>
+    heartbeat.write({ at: Date.now(), loopDelayMs: options.loopDelayMs(), phase: options.phase(), status });
+  beat();
+  const beating = setInterval(beat, options.beatEveryMs ?? 100);
+  beating.unref();
+
+  let deciding = false;
+  const decide = () => {
+    if (deciding) return;
+    deciding = true;
+    options
+      .readiness()
+      .then((decided) => {
+        status = decided;
+      })
+      .catch(() => {
+        status = 'fail';
+      })
+      .finally(() => {
+        deciding = false;
+        beat();
+      });
+  };
+  decide();
+  const deciding$ = setInterval(decide, options.decideEveryMs ?? 1000);
+  deciding$.unref();
+
+  const workerFile = options.workerFile ?? path.join(__dirname, 'worker.js');
+  let stopping = false;
+  let port = options.port;
+  const restarts: number[] = [];
+
+  const spawn = (): Promise<Worker> =>
+    new Promise((resolve, reject) => {
+      const data: ManagementWorkerData = {
+        buffer: heartbeat.buffer,
+        host: options.host,
+        port,
+        limits: options.limits,
+        identity: options.identity,
+      };
+      const worker = new Worker(workerFile, { workerData: data });
+      // The worker ends with the process; it never keeps it alive.
+      worker.unref();
+      let started = false;
+      worker.on('message', (message: ManagementMessage) => {
+        if (message.kind === 'listening') {
+          started = true;
+          port = message.port;
+          resolve(worker);
+        } else {
+          reject(new Error(`the management listener could not listen: ${message.message}`));
+          void worker.terminate();
+        }
+      });
+      worker.on('error', (error) => {
+        log('error', 'management.worker_failed', { error: errorFields(error) });
+        if (!started) reject(error);
+      });
+      worker.on('exit', (code) => {
+        if (stopping || !started) return;
+        const now = Date.now();
+        restarts.push(now);
+        while (restarts.length > 0 && restarts[0]! < now - RESTART_WINDOW_MS) restarts.shift();
+        if (restarts.length > MAX_RESTARTS) {
+          log('error', 'management.worker_given_up', { code, restarts: restarts.length });
+          (options.giveUp ?? (() => process.exit(1)))();
+          return;
+        }
+        log('warn', 'management.worker_restarted', { code });
+        spawn().then(
+          (next) => (current = next),
+          (error: unknown) => {
+            log('error', 'management.worker_given_up', { error: errorFields(error) });
+            (options.giveUp ?? (() => process.exit(1)))();
+          },
+        );
+      });
+    });
+
+  let current = await spawn();
+  log('info', 'management.listening', { host: options.host, port });
+  return {
+    port,
+    beat,
+    stop: async () => {
+      stopping = true;
+      clearInterval(beating);
+      clearInterval(deciding$);
+      await current.terminate();
+    },
+  };
+}
