@@ -36,7 +36,8 @@ ENV NODE_ENV=production NEXT_TELEMETRY_DISABLED=1 HOST=0.0.0.0 PORT=3000
 COPY --from=build /out ./
 RUN mkdir -p .next/cache && chown node:node .next/cache
 USER node
-EXPOSE 3000
+# The app, and the management listener (probes only; never publish it).
+EXPOSE 3000 9464
 # Liveness through the image's own node, so the image needs no curl or wget. The e2e suite runs this
 # exact command against the assembled server (__tests__/e2e/deployment.test.ts).
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \

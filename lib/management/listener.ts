@@ -31,8 +31,11 @@ export interface ManagementOptions {
 
 export interface Management {
   port: number;
-  /** Beats once now: after a phase change, so /readyz sees it without waiting for the next beat. */
-  beat: () => void;
+  /**
+   * Beats now and decides readiness again: after a phase change, so /readyz follows it without
+   * waiting for the next beat or a decision made in the phase before.
+   */
+  refresh: () => void;
   stop: () => Promise<void>;
 }
 
@@ -50,8 +53,13 @@ export async function startManagement(options: ManagementOptions): Promise<Manag
   beating.unref();
 
   let deciding = false;
+  // A decision asked for while one runs: that one may have read the phase before it changed.
+  let again = false;
   const decide = () => {
-    if (deciding) return;
+    if (deciding) {
+      again = true;
+      return;
+    }
     deciding = true;
     options
       .readiness()
@@ -64,6 +72,10 @@ export async function startManagement(options: ManagementOptions): Promise<Manag
       .finally(() => {
         deciding = false;
         beat();
+        if (again) {
+          again = false;
+          decide();
+        }
       });
   };
   decide();
@@ -127,7 +139,10 @@ export async function startManagement(options: ManagementOptions): Promise<Manag
   log('info', 'management.listening', { host: options.host, port });
   return {
     port,
-    beat,
+    refresh: () => {
+      beat();
+      decide();
+    },
     stop: async () => {
       stopping = true;
       clearInterval(beating);

@@ -127,7 +127,7 @@ export async function main({ dev }: { dev: boolean }): Promise<void> {
     drainMs: settings.drainMs,
     shutdownTimeoutMs: settings.shutdownTimeoutMs,
     // The management listener's /readyz fails with the next beat; beat now instead.
-    onDraining: () => management?.beat(),
+    onDraining: () => management?.refresh(),
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -139,7 +139,7 @@ export async function main({ dev }: { dev: boolean }): Promise<void> {
   log('info', 'server.listening', { host: settings.host, port, dev });
   await warmUp(server);
   enterPhase('ready', { port });
-  management?.beat();
+  management?.refresh();
 }
 
 /** What the process does before main(): logs it can rely on, and errors that do not kill it. */

@@ -5,7 +5,6 @@ import dockerignore from '@balena/dockerignore';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { readSettings } from '../../../lib/config/settings';
-import { PROBE_PATHS } from '../../../lib/health/report';
 import { DEFAULT_FLUSH_TIMEOUT_MS } from '../../../lib/lifecycle/graceful-shutdown';
 
 const ROOT = path.resolve(__dirname, '../../..');
@@ -81,20 +80,29 @@ describe('Kubernetes Deployment', () => {
     expect(deployment.spec.replicas).toBeGreaterThanOrEqual(2);
   });
 
-  it('probes the three health paths the app serves, for the right purpose', () => {
-    expect(container.livenessProbe.httpGet.path).toBe(PROBE_PATHS.live);
-    expect(container.readinessProbe.httpGet.path).toBe(PROBE_PATHS.ready);
-    expect(container.startupProbe.httpGet.path).toBe(PROBE_PATHS.overall);
+  it('probes the management listener’s paths, for the right purpose', () => {
+    expect(container.livenessProbe.httpGet.path).toBe('/livez');
+    expect(container.readinessProbe.httpGet.path).toBe('/readyz');
+    expect(container.startupProbe.httpGet.path).toBe('/readyz');
   });
 
-  it('probes the port the app listens on', () => {
-    const http = container.ports.find((p) => p.name === 'http');
-    expect(http).toBeDefined();
-    expect(http!.containerPort).toBe(readSettings(env, { dsnAtBuild: null }).port);
+  it('serves the app on the port it listens on, and probes the management port it listens on', () => {
+    const settings = readSettings(env, { dsnAtBuild: null });
+    expect(container.ports.find((p) => p.name === 'http')?.containerPort).toBe(settings.port);
+    expect(container.ports.find((p) => p.name === 'management')?.containerPort).toBe(settings.managementPort);
+    expect(settings.managementPort).toBeGreaterThan(0);
     for (const probe of [container.startupProbe, container.livenessProbe, container.readinessProbe]) {
-      expect(probe.httpGet.port).toBe('http');
+      expect(probe.httpGet.port).toBe('management');
       expect(probe.timeoutSeconds).toBeGreaterThanOrEqual(1);
     }
+  });
+
+  it('gives a wedged pod time to be noticed, not a busy one: liveness fails only after the wedge limit', () => {
+    const settings = readSettings(env, { dsnAtBuild: null });
+    const { periodSeconds = 10, failureThreshold = 3 } = container.livenessProbe as Probe & {
+      failureThreshold?: number;
+    };
+    expect(periodSeconds * failureThreshold * 1000).toBeGreaterThanOrEqual(settings.livenessWedgeMs);
   });
 
   it('gives the pod a grace period that covers preStop, drain, in-flight requests and the flush', () => {
@@ -130,7 +138,7 @@ describe('Service, PodDisruptionBudget and HorizontalPodAutoscaler', () => {
       selector: Record<string, string>;
       ports: { targetPort: string }[];
     };
-    expect(service.ports[0]!.targetPort).toBe('http');
+    expect(service.ports.map((port) => port.targetPort)).toEqual(['http']);
     expect(labels).toEqual(expect.objectContaining(service.selector));
     expect(labels).toEqual(expect.objectContaining(deployment.spec.selector.matchLabels));
   });
@@ -190,7 +198,7 @@ describe('Dockerfile', () => {
   });
 
   it('exposes the port the manifests use', () => {
-    expect(instructions).toContain(`EXPOSE ${container.ports[0]!.containerPort}`);
+    expect(instructions).toContain(`EXPOSE ${container.ports.map((port) => port.containerPort).join(' ')}`);
   });
 });
 
@@ -220,11 +228,16 @@ describe('NetworkPolicy', () => {
     expect([...policy.spec.policyTypes].sort()).toEqual(['Egress', 'Ingress']);
   });
 
-  it('lets in only the app’s port', () => {
-    expect(policy.spec.ingress).toHaveLength(1);
-    const [rule] = policy.spec.ingress;
-    expect(rule!.from).toBeUndefined();
-    expect(rule!.ports).toEqual([{ port: port.name, protocol: 'TCP' }]);
+  it('lets in the app’s port from anywhere, and the management port from the nodes and monitoring only', () => {
+    expect(policy.spec.ingress).toHaveLength(2);
+    const [app, management] = policy.spec.ingress;
+    expect(app!.from).toBeUndefined();
+    expect(app!.ports).toEqual([{ port: port.name, protocol: 'TCP' }]);
+    expect(management!.ports).toEqual([{ port: 'management', protocol: 'TCP' }]);
+    expect(management!.from).toEqual([
+      { ipBlock: { cidr: expect.any(String) } },
+      { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } },
+    ]);
   });
 
   it('lets out DNS to kube-dns and HTTPS to the ingest addresses, nothing else', () => {
