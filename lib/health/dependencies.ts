@@ -22,6 +22,7 @@ import type { HealthCheck } from './types';
  *     },
  *   ];
  *
- * Keep checks cheap: orchestrators probe every few seconds on every replica.
+ * Keep checks cheap: the management listener decides readiness every second on every replica
+ * (docs/management.md), and orchestrators and monitors probe /api/health/* on top of that.
  */
 export const dependencyChecks: HealthCheck[] = [];
