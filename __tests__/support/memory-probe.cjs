@@ -4,9 +4,12 @@
 const { renameSync, writeFileSync } = require('node:fs');
 const { setFlagsFromString } = require('node:v8');
 const { runInNewContext } = require('node:vm');
+const { isMainThread } = require('node:worker_threads');
 
 const file = process.env.APP_SHELL_TEST_MEMORY_FILE;
-if (file) {
+// NODE_OPTIONS preloads this into worker threads too (the management listener's): only the main
+// thread reads memory, and V8's flags, which are the whole process's, are set once, from there.
+if (file && isMainThread) {
   setFlagsFromString('--expose-gc');
   const gc = runInNewContext('gc');
   let reading = 0;

@@ -6,26 +6,35 @@ export type Level = 'info' | 'warn' | 'error';
  * Streams whose write failed (EPIPE once a log collector or `| head` has gone). A failed write
  * arrives later as an 'error' event; without a listener it becomes an uncaught exception, whose
  * handler logs again, which fails again: the process spun at 100 % CPU and never exited. Errors
- * are absorbed here, and nothing more is written to a stream that failed.
+ * are absorbed here, and nothing more is written to a stream that failed. The marks are on the
+ * stream itself, under Symbol.for keys: one listener per stream, however many copies of this module
+ * there are (each of Next's bundles has one, and so does each test file).
  */
-const broken = new WeakSet<NodeJS.WritableStream>();
-const guarded = new WeakSet<NodeJS.WritableStream>();
+const GUARDED = Symbol.for('app-shell.log.guarded');
+const BROKEN = Symbol.for('app-shell.log.broken');
+type Marked = NodeJS.WritableStream & { [GUARDED]?: true; [BROKEN]?: true };
+
+const isBroken = (stream: NodeJS.WritableStream) => (stream as Marked)[BROKEN] === true;
+const markBroken = (stream: NodeJS.WritableStream) => {
+  (stream as Marked)[BROKEN] = true;
+};
 
 /** Absorbs the stream's write errors, once per stream; writes nothing itself. */
 export function guardStream(stream: NodeJS.WritableStream): void {
-  if (guarded.has(stream)) return;
-  guarded.add(stream);
-  stream.on('error', () => broken.add(stream));
+  const marked = stream as Marked;
+  if (marked[GUARDED]) return;
+  marked[GUARDED] = true;
+  stream.on('error', () => markBroken(stream));
 }
 
 /** Writes a line unless the stream has failed before; never throws, never writes about a failure. */
 export function writeLine(stream: NodeJS.WritableStream, line: string): void {
   guardStream(stream);
-  if (broken.has(stream)) return;
+  if (isBroken(stream)) return;
   try {
     stream.write(`${line}\n`);
   } catch {
-    broken.add(stream);
+    markBroken(stream);
   }
 }
 
