@@ -4,8 +4,11 @@ const { spawn } = require('node:child_process');
 const http = require('node:http');
 const net = require('node:net');
 
+/** Ports this process has handed out: the system can give the same free port twice in a row. */
+const handedOut = new Set();
+
 /** @returns {Promise<number>} a port nothing listens on right now */
-function freePort() {
+function unusedPort() {
   return new Promise((resolve, reject) => {
     const probe = net.createServer();
     probe.once('error', reject);
@@ -14,6 +17,22 @@ function freePort() {
       probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
     });
   });
+}
+
+/**
+ * A port nothing listens on now and that this process has not handed out before, so two ports
+ * asked for before either is bound (a server's and its management listener's) differ.
+ * @returns {Promise<number>}
+ */
+async function freePort() {
+  for (let attempt = 0; attempt < 50; attempt += 1) {
+    const port = await unusedPort();
+    if (!handedOut.has(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+  throw new Error('no port left that was not handed out before');
 }
 
 /**
