@@ -47,11 +47,18 @@ describe('log', () => {
     );
   });
 
-  it('never throws, even when the stream does', () => {
-    jest.spyOn(process.stdout, 'write').mockImplementation(() => {
+  it('never throws, even when the stream does, and writes to that stream no more', () => {
+    // A stream of its own: a broken mark on process.stdout would outlive this file (it is kept on
+    // the stream, for every copy of the module) and silence the log lines of the files after it.
+    const { Writable } = jest.requireActual<typeof import('node:stream')>('node:stream');
+    const write = jest.fn(() => {
       throw new Error('EPIPE');
     });
-    expect(() => log('info', 'x.y')).not.toThrow();
+    const stream = new Writable({ write });
+    jest.spyOn(stream, 'write').mockImplementation(write);
+    expect(() => writeLine(stream, '{"event":"x.y"}')).not.toThrow();
+    expect(() => writeLine(stream, '{"event":"x.z"}')).not.toThrow();
+    expect(write).toHaveBeenCalledTimes(1);
   });
 });
 
