@@ -2,7 +2,7 @@
 import path from 'node:path';
 import { rawRequest } from '../support/http';
 import { FIXTURE_DIST } from '../support/paths';
-import { startServer, waitForOutput } from '../support/server';
+import { loggedAt, startServer, waitForOutput } from '../support/server';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -94,9 +94,7 @@ describe('SIGTERM under load', () => {
     await waitForOutput(server, /"event":"lifecycle\.stop_accepting"/, drainMs + 5000);
     loadRunning = false;
     await Promise.all(workers);
-    const stoppedAt = Date.parse(
-      /"time":"([^"]+)","level":"info","event":"lifecycle\.stop_accepting"/.exec(server.output())![1]!,
-    );
+    const stoppedAt = loggedAt(server, 'lifecycle.stop_accepting');
 
     const slow = await inFlight;
     const code = await server.exited;

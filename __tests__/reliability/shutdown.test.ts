@@ -7,20 +7,12 @@
 // and the one before it). The Agent, like browsers and load balancers, opens a new connection.
 import { Agent, get } from 'node:http';
 import { PRODUCTION_DIST } from '../support/paths';
-import { startServer, waitForOutput } from '../support/server';
+import { loggedAt, startServer, waitForOutput } from '../support/server';
 import { recordResult } from '../support/results';
+import { until } from '../support/until';
 
 const DRAIN_MS = 3000;
 const CONNECTIONS_PER_PATH = 33;
-
-/** Waits for `condition`, giving up well before the test's timeout. */
-async function until(condition: () => boolean, timeoutMs = 30_000) {
-  const deadline = performance.now() + timeoutMs;
-  while (!condition()) {
-    if (performance.now() > deadline) throw new Error(`never held: ${condition.toString()}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 
 describe('SIGTERM under load', () => {
   it('serves every request during the drain at 100 connections and exits 0', async () => {
@@ -48,27 +40,22 @@ describe('SIGTERM under load', () => {
       while (loading) {
         const started = performance.now();
         const status = await new Promise<number>((resolve) => {
-          const req = get(`${server.url}${path}`, { agent, timeout: 10_000 }, (res) => {
-            res.resume();
-            res.on('end', () => resolve(res.statusCode ?? 0));
-            res.on('error', (error: NodeJS.ErrnoException) => {
-              errors.push({
-                at: Date.now(),
-                text: `${path}: ${error.code ?? error.message}`,
-                code: error.code,
-              });
-              resolve(0);
-            });
-          });
-          req.on('timeout', () => req.destroy(new Error('timed out')));
-          req.on('error', (error: NodeJS.ErrnoException) => {
+          /** A request that failed, before or after its answer began: recorded with its time. */
+          const failed = (error: NodeJS.ErrnoException) => {
             errors.push({
               at: Date.now(),
               text: `${path}: ${error.code ?? error.message}`,
               code: error.code,
             });
             resolve(0);
+          };
+          const req = get(`${server.url}${path}`, { agent, timeout: 10_000 }, (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+            res.on('error', failed);
           });
+          req.on('timeout', () => req.destroy(new Error('timed out')));
+          req.on('error', failed);
         });
         slowestMs = Math.max(slowestMs, performance.now() - started);
         if (status === 0) continue;
@@ -83,15 +70,13 @@ describe('SIGTERM under load', () => {
     });
 
     // Under load and ready: health has answered 200 before the signal, so the 503 after it is the drain.
-    await until(() => total >= 1000 && seen['/api/health']!.has(200));
+    await until(() => total >= 1000 && seen['/api/health']!.has(200), 30_000, 5);
     server.child.kill('SIGTERM');
     // The load runs until the drain ends and the server says it stops accepting. A connection that
     // races the stop is refused, or closed before its request was read, by design: after that
     // line only; anything else is a failure.
     await waitForOutput(server, /"event":"lifecycle\.stop_accepting"/, DRAIN_MS + 5000);
-    const stoppedAt = Date.parse(
-      /"time":"([^"]+)","level":"info","event":"lifecycle\.stop_accepting"/.exec(server.output())![1]!,
-    );
+    const stoppedAt = loggedAt(server, 'lifecycle.stop_accepting');
     loading = false;
     await Promise.all(loads);
     agent.destroy();

@@ -35,6 +35,16 @@ export function startServer({
   });
 }
 
+/** The time (ms since the epoch) of the first log line the server wrote for `event`. */
+export function loggedAt(server: RunningServer, event: string): number {
+  for (const line of server.output().split('\n')) {
+    if (!line.includes(`"event":"${event}"`)) continue;
+    const { time } = JSON.parse(line) as { time: string };
+    return Date.parse(time);
+  }
+  throw new Error(`the server never logged ${event}`);
+}
+
 /**
  * Resolves once the server has printed a line matching `pattern` (its logs are the events it
  * announces); rejects after `timeoutMs`, so a line that never comes fails the test, not the suite.

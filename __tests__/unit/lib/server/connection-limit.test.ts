@@ -1,6 +1,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { limitConnections } from '../../../../lib/server/connection-limit';
+import { until } from '../../../support/until';
 
 const LIMIT = 3;
 let server: Server;
@@ -48,18 +49,6 @@ function client(): Promise<Client> {
 }
 
 const request = (path: string) => `GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`;
-
-/**
- * Waits for `condition`, and gives up with an error before the test's own timeout: a loop left
- * polling after a failed test would keep Jest from ever exiting.
- */
-async function until(condition: () => boolean, timeoutMs = 4000) {
-  const deadline = performance.now() + timeoutMs;
-  while (!condition()) {
-    if (performance.now() > deadline) throw new Error(`never held: ${condition.toString()}`);
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
-}
 
 describe('limitConnections', () => {
   it('closes the connection idle the longest to admit a new one', async () => {

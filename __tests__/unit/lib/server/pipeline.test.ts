@@ -6,6 +6,7 @@ import { installServerReporter, serverReporterSlot } from '../../../../lib/repor
 import type { Tunnel } from '../../../../lib/reporting/tunnel';
 import { createPipeline, type NextStage, type Pipeline } from '../../../../lib/server/pipeline';
 import { sendRaw } from '../../../support/raw-http';
+import { until } from '../../../support/until';
 
 const SETTINGS = {
   keepAliveTimeoutMs: 5000,
@@ -184,21 +185,12 @@ describe('the server pipeline', () => {
     socket.on('error', () => {});
     try {
       socket.write('GET /hold HTTP/1.1\r\nHost: x\r\n\r\n');
-      await until(() => held.length === 1);
+      await until(() => held.length === 1, 2000);
       expect([pipeline.connections.open(), pipeline.connections.idle()]).toEqual([1, 0]);
       held[0]!.end('done');
-      await until(() => pipeline.connections.idle() === 1);
+      await until(() => pipeline.connections.idle() === 1, 2000);
     } finally {
       socket.destroy();
     }
   });
 });
-
-/** Waits for `condition`, giving up well before the test's timeout. */
-async function until(condition: () => boolean, timeoutMs = 2000) {
-  const deadline = performance.now() + timeoutMs;
-  while (!condition()) {
-    if (performance.now() > deadline) throw new Error(`never held: ${condition.toString()}`);
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
-}

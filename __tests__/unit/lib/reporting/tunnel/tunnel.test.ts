@@ -2,6 +2,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'node:http';
 import { createTunnel, TUNNEL_DEFAULTS } from '../../../../../lib/reporting/tunnel';
+import { until } from '../../../../support/until';
 
 const DSN = 'http://publickey@127.0.0.1:9/7';
 const PATH = '/t3st';
@@ -376,18 +377,6 @@ describe('the tunnel’s bounds', () => {
     req.write('x'.repeat(sent));
     opened.push(() => req.destroy());
     return { req, status: () => status };
-  }
-
-  /**
-   * Waits for `condition`, and gives up with an error before the test's own timeout: a loop left
-   * spinning after a failed test would keep Jest from ever exiting.
-   */
-  async function until(condition: () => boolean, timeoutMs = 4000) {
-    const deadline = performance.now() + timeoutMs;
-    while (!condition()) {
-      if (performance.now() > deadline) throw new Error(`never held: ${condition.toString()}`);
-      await new Promise((resolve) => setImmediate(resolve));
-    }
   }
 
   /** An upload whose body never finishes: only an answer given without reading it can arrive. */
