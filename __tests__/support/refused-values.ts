@@ -40,6 +40,7 @@ export const REFUSED: Record<string, string[] | null> = {
   HEALTH_HEAP_USED_RATIO_WARN: ['0', '1.01', '2', 'half'],
   HEALTH_HEAP_USED_RATIO_FAIL: ['0.001', '1.5', 'lots'],
   MANAGEMENT_PORT: ['-1', '65536', '9464.5', 'mgmt'],
+  LOG_LEVEL: ['verbose', 'INFO', 'warning', '30'],
   LIVENESS_WEDGE_MS: ['999', '60001', '5000.5', 'ten'],
   HEALTH_CHECK_REUSE_MS: ['-1', '60001', '10.5', 'x'],
 };

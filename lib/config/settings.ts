@@ -2,7 +2,7 @@
 // checked once at start, all together, so a bad deployment stops with one line naming every wrong
 // variable. Each value is a row of ./variables.ts (name, default, check, meaning). Kept in a
 // process slot, so health (inside Next's bundles) reads what the server checked.
-import { errorFields, log } from '../log/json-line';
+import { errorFields, log } from '../log/logger';
 import { processSlot } from '../process/slots';
 import { buildDsn } from './build-values';
 import { readVariable, START_KEYS, VARIABLES, type Env, type StartKey, type ValueOf } from './variables';

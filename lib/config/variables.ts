@@ -40,6 +40,7 @@ export const GROUPS = {
   build: 'Build',
   server: 'Server',
   health: 'Health',
+  observability: 'Logs and metrics',
 } as const;
 type Group = keyof typeof GROUPS;
 
@@ -361,7 +362,7 @@ export const VARIABLES = {
     readAt: 'start',
     group: 'health',
     meaning:
-      'The port of the management listener (/livez, /readyz), answered off the main thread; 0 turns it off. Never publish it.',
+      'The port of the management listener (/livez, /readyz, /metrics), answered off the main thread; 0 turns it off, metrics included. Never publish it.',
     check: wholeNumber(0, 65535),
     fallback: 9464,
   }),
@@ -373,6 +374,15 @@ export const VARIABLES = {
       'How long the main event loop may go without a heartbeat before /livez fails: busy is alive, stuck this long is not.',
     check: wholeNumber(1000, 60_000),
     fallback: 10_000,
+  }),
+  logLevel: variable({
+    name: 'LOG_LEVEL',
+    readAt: 'start',
+    group: 'observability',
+    meaning:
+      'The least severe log lines written: request lines are info, so warn keeps only problems; silent writes none.',
+    check: oneOf('trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'),
+    fallback: 'info',
   }),
   // --- Health ---
   eventLoopDelayWarnMs: variable({

@@ -4,7 +4,7 @@
 import { appVersion, release } from '../config/build-values';
 import { settings } from '../config/settings';
 import { currentPhase } from '../lifecycle/state';
-import { log } from '../log/json-line';
+import { log } from '../log/logger';
 import { processSlot } from '../process/slots';
 import { dependencyChecks } from './dependencies';
 import { processChecks, processSampleVersion } from './process-checks';

@@ -1,7 +1,7 @@
 // What SIGTERM and SIGINT do to a running HTTP server: drain, stop accepting, let in-flight
 // requests finish, flush, exit 0. A second signal exits at once.
 import type { Server, ServerResponse } from 'node:http';
-import { errorFields, log } from '../log/json-line';
+import { errorFields, log } from '../log/logger';
 import { enterPhase, lifecycleState } from './state';
 
 export interface ShutdownOptions {

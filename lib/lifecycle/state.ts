@@ -1,7 +1,7 @@
 // The one owner of the server's lifecycle: starting → ready → draining → closed. The production
 // server moves it; health reads it. Kept in a process slot, because the server and Next's bundles
 // each load their own copy of this module.
-import { log } from '../log/json-line';
+import { log } from '../log/logger';
 import { processSlot } from '../process/slots';
 
 export type Phase = 'starting' | 'ready' | 'draining' | 'closed';

@@ -5,7 +5,7 @@
 // message can carry a token, and Next prints it whole.
 import { format } from 'node:util';
 import { scrubText } from '../reporting/scrub/text';
-import { log, type Level } from './json-line';
+import { log, type Level } from './logger';
 
 const LEVELS: Record<'log' | 'info' | 'debug' | 'warn' | 'error' | 'trace', Level> = {
   log: 'info',

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { HealthStatus } from '../health/types';
 import type { Phase } from '../lifecycle/state';
-import { errorFields, log } from '../log/json-line';
+import { errorFields, log } from '../log/logger';
 import type { Identity, ManagementLimits } from './decide';
 import { heartbeatIn } from './heartbeat';
 import type { ManagementMessage, ManagementWorkerData } from './worker';

@@ -6,7 +6,7 @@
 // connection has a request in flight.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { log } from '../log/json-line';
+import { log } from '../log/logger';
 
 /** How often, at most, closed and refused connections are logged. */
 export const CONNECTION_LOG_INTERVAL_MS = 10_000;

@@ -17,7 +17,7 @@ import { sendProblem } from '../http/problem';
 import { boundQuery, isApiPath } from '../http/query-bound';
 import { securityHeaderSetter } from '../http/security-headers';
 import { createRequestCounter, type RequestCounter } from '../lifecycle/graceful-shutdown';
-import { errorFields, log } from '../log/json-line';
+import { errorFields, log } from '../log/logger';
 import { rememberResponse } from '../reporting/node/answered-status';
 import { reportThroughServerHook } from '../reporting/node/hook';
 import type { Tunnel } from '../reporting/tunnel';

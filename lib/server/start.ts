@@ -13,7 +13,8 @@ import { installGracefulShutdown } from '../lifecycle/graceful-shutdown';
 import { currentPhase, enterPhase } from '../lifecycle/state';
 import { captureConsole } from '../log/console';
 import { startManagement, type Management } from '../management/listener';
-import { errorFields, guardStream, log } from '../log/json-line';
+import { guardStream } from '../log/destination';
+import { errorFields, log, setLogLevel } from '../log/logger';
 import { reportThroughServerHook } from '../reporting/node/hook';
 import type { Tunnel } from '../reporting/tunnel';
 import { readApiRoutes } from './api-routes';
@@ -73,6 +74,7 @@ function configure(dev: boolean): { settings: Settings; distDir: string } {
   adoptBuildValues({ root: ROOT, dev, distDir });
   const settings = readSettings(process.env);
   installSettings(settings);
+  setLogLevel(settings.logLevel);
   return { settings, distDir };
 }
 

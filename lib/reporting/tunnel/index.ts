@@ -8,7 +8,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendPlain } from '../../http/plain-response';
 import { createUploadBudget, readUpload, type UploadLimits } from '../../http/upload';
-import { errorFields, log } from '../../log/json-line';
+import { errorFields, log } from '../../log/logger';
 import { createForwarder, failureReason } from './forward';
 import {
   admit,

@@ -40,6 +40,7 @@ describe('readSettings', () => {
       heapUsedFailRatio: 0.95,
       checkReuseMs: 1000,
       managementPort: 9464,
+      logLevel: 'info',
       livenessWedgeMs: 10_000,
       sentryDsn: null,
       distDir: '.next',

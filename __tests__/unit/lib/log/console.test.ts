@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { captureConsole, plainText } from '../../../../lib/log/console';
-import { errorFields } from '../../../../lib/log/json-line';
+import { errorFields } from '../../../../lib/log/logger';
 
 describe('captureConsole', () => {
   let stdout: jest.SpyInstance;

@@ -1,6 +1,10 @@
-import { guardStream, log, writeLine } from '../../../../lib/log/json-line';
+import { guardStream, writeGuarded } from '../../../../lib/log/destination';
+import { log, logEnabled, setLogLevel } from '../../../../lib/log/logger';
 
-afterEach(() => jest.restoreAllMocks());
+afterEach(() => {
+  jest.restoreAllMocks();
+  setLogLevel('info');
+});
 
 function captured(stream: NodeJS.WriteStream) {
   return jest.spyOn(stream, 'write').mockImplementation(() => true);
@@ -23,6 +27,30 @@ describe('log', () => {
     });
   });
 
+  it('writes nothing below the level set, and says so to callers that would build fields', () => {
+    const stdout = captured(process.stdout);
+    const stderr = captured(process.stderr);
+    setLogLevel('warn');
+    expect(logEnabled('info')).toBe(false);
+    expect(logEnabled('warn')).toBe(true);
+    log('info', 'http.request');
+    log('warn', 'x.y');
+    expect(stdout).not.toHaveBeenCalled();
+    expect(stderr).toHaveBeenCalledTimes(1);
+    setLogLevel('silent');
+    log('error', 'x.z');
+    expect(stderr).toHaveBeenCalledTimes(1);
+  });
+
+  it('writes debug lines on stdout once LOG_LEVEL asks for them', () => {
+    const stdout = captured(process.stdout);
+    log('debug', 'x.hidden');
+    expect(stdout).not.toHaveBeenCalled();
+    setLogLevel('debug');
+    log('debug', 'x.shown');
+    expect(JSON.parse(String(stdout.mock.calls[0]![0]))).toMatchObject({ level: 'debug', event: 'x.shown' });
+  });
+
   it.each(['warn', 'error'] as const)('writes %s on stderr', (level) => {
     const stdout = captured(process.stdout);
     const stderr = captured(process.stderr);
@@ -41,10 +69,22 @@ describe('log', () => {
     const stderr = captured(process.stderr);
     const cycle: Record<string, unknown> = {};
     cycle.self = cycle;
-    log('error', 'x.cycle', { cycle, big: 1n });
+    log('error', 'x.cycle', { cycle, big: 1n, port: 3000 });
     expect(JSON.parse(String(stderr.mock.calls[0]![0]))).toEqual(
-      expect.objectContaining({ event: 'x.cycle', note: 'fields not serialisable' }),
+      expect.objectContaining({ event: 'x.cycle', cycle: { self: '[Circular]' }, port: 3000 }),
     );
+  });
+
+  it("never throws when a field's getter does", () => {
+    const stderr = captured(process.stderr);
+    const hostile = {
+      get message(): string {
+        throw new Error('no');
+      },
+    };
+    expect(() => log('error', 'x.hostile', { hostile })).not.toThrow();
+    expect(() => log('error', 'x.after')).not.toThrow();
+    expect(JSON.parse(String(stderr.mock.calls.at(-1)![0]))).toMatchObject({ event: 'x.after' });
   });
 
   it('never throws, even when the stream does, and writes to that stream no more', () => {
@@ -56,8 +96,8 @@ describe('log', () => {
     });
     const stream = new Writable({ write });
     jest.spyOn(stream, 'write').mockImplementation(write);
-    expect(() => writeLine(stream, '{"event":"x.y"}')).not.toThrow();
-    expect(() => writeLine(stream, '{"event":"x.z"}')).not.toThrow();
+    expect(() => writeGuarded(stream, '{"event":"x.y"}\n')).not.toThrow();
+    expect(() => writeGuarded(stream, '{"event":"x.z"}\n')).not.toThrow();
     expect(write).toHaveBeenCalledTimes(1);
   });
 });
@@ -81,10 +121,10 @@ describe('a log stream whose reader has gone', () => {
     const uncaught = jest.fn();
     process.on('uncaughtException', uncaught);
     try {
-      writeLine(stream, '{"event":"first"}');
+      writeGuarded(stream, '{"event":"first"}\n');
       // The error event arrives on a later tick.
       await new Promise((resolve) => setImmediate(resolve));
-      for (let i = 0; i < 100; i += 1) writeLine(stream, '{"event":"more"}');
+      for (let i = 0; i < 100; i += 1) writeGuarded(stream, '{"event":"more"}\n');
       await new Promise((resolve) => setImmediate(resolve));
       expect(writes()).toBe(1);
       expect(uncaught).not.toHaveBeenCalled();
