@@ -19,18 +19,23 @@ export async function register() {
 
 export const onRequestError: Instrumentation.onRequestError = async (error, request, context) => {
   if (process.env.NEXT_RUNTIME !== 'nodejs') return;
-  const [{ reportServerError }, { whenAnswered }] = await Promise.all([
+  const [{ reportServerError }, { whenAnswered }, { noteReference }] = await Promise.all([
     import('./lib/reporting/node/reporter'),
     import('./lib/reporting/node/answered-status'),
+    import('./lib/reporting/node/request-reference'),
   ]);
   const report = (status: number) =>
-    reportServerError(error, {
-      route: context.routePath,
-      method: request.method,
-      status,
-      path: request.path,
-      mechanism: `onRequestError:${context.routeType}`,
-    });
+    // The reference goes into the request's log line too (lib/server/observe-requests.ts).
+    noteReference(
+      request.headers,
+      reportServerError(error, {
+        route: context.routePath,
+        method: request.method,
+        status,
+        path: request.path,
+        mechanism: `onRequestError:${context.routeType}`,
+      }),
+    );
   // A page that throws is answered 500, and _error shows this report's id: report it now. An API
   // route's error is reported by the status it was answered with (answered-status.ts): a client
   // error Next throws itself (400 "Invalid JSON") is not this app's failure. Without the app's

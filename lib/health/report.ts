@@ -14,14 +14,9 @@ import type { CheckObservation, HealthCheck, HealthReport, HealthStatus, Sampled
 /** The last status of the checks, to log transitions only. */
 export const lastStatusSlot = processSlot<HealthStatus>('healthLastStatus');
 
-/** `live`: the process runs. `ready`: send it traffic. `overall`: for uptime monitors. */
-export type Probe = 'live' | 'ready' | 'overall';
+import type { Probe } from './probes';
 
-export const PROBE_PATHS: Record<Probe, string> = {
-  overall: '/api/health',
-  live: '/api/health/live',
-  ready: '/api/health/ready',
-};
+export { PROBE_PATHS, type Probe } from './probes';
 
 export interface ReportSources {
   phase: () => string;

@@ -1,6 +1,7 @@
 // The main thread's side of the management listener: it beats the heartbeat many times a second,
-// decides readiness in the background as /api/health/ready does, and keeps the worker (./worker.ts)
-// that answers /livez and /readyz running. Started by lib/server/start.ts before Next prepares, so
+// decides readiness in the background as /api/health/ready does, renders its metrics when the
+// worker asks for a scrape, and keeps the worker (./worker.ts) that answers /livez, /readyz and
+// /metrics running. Started by lib/server/start.ts before Next prepares, so
 // probes are answered through a slow start too.
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -9,7 +10,7 @@ import type { Phase } from '../lifecycle/state';
 import { errorFields, log } from '../log/logger';
 import type { Identity, ManagementLimits } from './decide';
 import { heartbeatIn } from './heartbeat';
-import type { ManagementMessage, ManagementWorkerData } from './worker';
+import type { ManagementMessage, ManagementWorkerData, MetricsText, ScrapeAnswer } from './worker';
 
 export interface ManagementOptions {
   host: string;
@@ -21,6 +22,8 @@ export interface ManagementOptions {
   loopDelayMs: () => number;
   /** Readiness as /api/health/ready decides it. */
   readiness: () => Promise<HealthStatus>;
+  /** The registry as Prometheus text, for /metrics; without it /metrics is a 404. */
+  metrics?: () => Promise<MetricsText>;
   beatEveryMs?: number;
   decideEveryMs?: number;
   /** The compiled worker; beside this file in dist/. */
@@ -87,6 +90,18 @@ export async function startManagement(options: ManagementOptions): Promise<Manag
   let port = options.port;
   const restarts: number[] = [];
 
+  const answerScrape = (worker: Worker) => {
+    const reply = (answer: ScrapeAnswer) => worker.postMessage(answer);
+    if (!options.metrics) return reply({ kind: 'metrics-failed' });
+    options.metrics().then(
+      (metrics) => reply({ kind: 'metrics', ...metrics }),
+      (error: unknown) => {
+        log('error', 'management.metrics_failed', { error: errorFields(error) });
+        reply({ kind: 'metrics-failed' });
+      },
+    );
+  };
+
   const spawn = (): Promise<Worker> =>
     new Promise((resolve, reject) => {
       const data: ManagementWorkerData = {
@@ -95,13 +110,16 @@ export async function startManagement(options: ManagementOptions): Promise<Manag
         port,
         limits: options.limits,
         identity: options.identity,
+        metrics: options.metrics !== undefined,
       };
       const worker = new Worker(workerFile, { workerData: data });
       // The worker ends with the process; it never keeps it alive.
       worker.unref();
       let started = false;
       worker.on('message', (message: ManagementMessage) => {
-        if (message.kind === 'listening') {
+        if (message.kind === 'scrape') {
+          answerScrape(worker);
+        } else if (message.kind === 'listening') {
           started = true;
           port = message.port;
           resolve(worker);

@@ -1,8 +1,9 @@
 // The management listener, on a worker thread of its own: GET /livez and /readyz answered from the
-// main loop's heartbeat (./heartbeat.ts), whatever that loop is doing. Started by ./listener.ts;
-// compiled to dist/lib/management/worker.js beside the server.
+// main loop's heartbeat (./heartbeat.ts), whatever that loop is doing, and GET /metrics with the
+// text the main thread renders from its registry when asked (lib/metrics/). Started by
+// ./listener.ts; compiled to dist/lib/management/worker.js beside the server.
 import http from 'node:http';
-import { parentPort, workerData } from 'node:worker_threads';
+import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import { decideLive, decideReady, type Identity, type ManagementLimits } from './decide';
 import { heartbeatIn } from './heartbeat';
 
@@ -12,9 +13,62 @@ export interface ManagementWorkerData {
   port: number;
   limits: ManagementLimits;
   identity: Identity;
+  /** Whether the main thread has a registry to ask for /metrics. */
+  metrics: boolean;
 }
 
-export type ManagementMessage = { kind: 'listening'; port: number } | { kind: 'failed'; message: string };
+/** What the worker tells the main thread. */
+export type ManagementMessage =
+  { kind: 'listening'; port: number } | { kind: 'failed'; message: string } | { kind: 'scrape' };
+
+/** What the main thread answers a scrape with. */
+export type ScrapeAnswer =
+  { kind: 'metrics'; contentType: string; text: string } | { kind: 'metrics-failed' };
+
+export interface MetricsText {
+  contentType: string;
+  text: string;
+}
+
+/** How long a scrape waits for the main thread before it is answered 503. */
+export const SCRAPE_TIMEOUT_MS = 5000;
+/**
+ * A rendering this young is served again: however many scrapes come in, the main thread renders
+ * at most once a second.
+ */
+export const SCRAPE_REUSE_MS = 1000;
+
+/**
+ * Scrapes through `ask`, which asks the main thread: at most one question at a time, answers
+ * reused for SCRAPE_REUSE_MS, and null when the main thread has not answered in time.
+ */
+export function scraper(
+  ask: () => Promise<MetricsText | null>,
+  { timeoutMs = SCRAPE_TIMEOUT_MS, reuseMs = SCRAPE_REUSE_MS } = {},
+): () => Promise<MetricsText | null> {
+  let last: { at: number; metrics: MetricsText } | null = null;
+  let asking: Promise<MetricsText | null> | null = null;
+  return () => {
+    if (last && Date.now() - last.at < reuseMs) return Promise.resolve(last.metrics);
+    asking ??= new Promise<MetricsText | null>((resolve) => {
+      const timer = setTimeout(() => resolve(null), timeoutMs);
+      ask().then(
+        (metrics) => {
+          clearTimeout(timer);
+          if (metrics) last = { at: Date.now(), metrics };
+          resolve(metrics);
+        },
+        () => {
+          clearTimeout(timer);
+          resolve(null);
+        },
+      );
+    }).finally(() => {
+      asking = null;
+    });
+    return asking;
+  };
+}
 
 const HEADERS = {
   'Content-Type': 'application/health+json; charset=utf-8',
@@ -22,15 +76,55 @@ const HEADERS = {
   'X-Content-Type-Options': 'nosniff',
 };
 
-export function managementServer({ buffer, limits, identity }: ManagementWorkerData): http.Server {
+/** Answers /metrics from `scrape`; the probes never wait for it, whatever it waits for. */
+function serveMetrics(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  scrape: () => Promise<MetricsText | null>,
+) {
+  scrape().then(
+    (metrics) => {
+      if (res.destroyed) return;
+      if (!metrics) {
+        res
+          .writeHead(503, {
+            'Content-Type': 'text/plain; charset=utf-8',
+            'Cache-Control': 'no-store',
+            'Retry-After': '5',
+          })
+          .end('The main thread did not answer in time; try again shortly.\n');
+        return;
+      }
+      res.writeHead(200, {
+        'Content-Type': metrics.contentType,
+        'Cache-Control': 'no-store',
+        'X-Content-Type-Options': 'nosniff',
+        'Content-Length': Buffer.byteLength(metrics.text),
+      });
+      res.end(req.method === 'HEAD' ? undefined : metrics.text);
+    },
+    () => res.destroy(),
+  );
+}
+
+export function managementServer(
+  { buffer, limits, identity }: ManagementWorkerData,
+  scrape: (() => Promise<MetricsText | null>) | null = null,
+): http.Server {
   const heartbeat = heartbeatIn(buffer);
   return http.createServer({ requestTimeout: 5000, headersTimeout: 5000 }, (req, res) => {
     const path = (req.url ?? '').split('?')[0];
     const decide = path === '/livez' ? decideLive : path === '/readyz' ? decideReady : null;
-    if (!decide) {
-      res
-        .writeHead(404, HEADERS)
-        .end(JSON.stringify({ status: 'fail', output: 'Not found. Try /livez or /readyz.' }));
+    const metrics = path === '/metrics' ? scrape : null;
+    if (!decide && !metrics) {
+      res.writeHead(404, HEADERS).end(
+        JSON.stringify({
+          status: 'fail',
+          output: scrape
+            ? 'Not found. Try /livez, /readyz or /metrics.'
+            : 'Not found. Try /livez or /readyz.',
+        }),
+      );
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -39,6 +133,8 @@ export function managementServer({ buffer, limits, identity }: ManagementWorkerD
         .end(JSON.stringify({ status: 'fail', output: 'Use GET.' }));
       return;
     }
+    if (metrics) return serveMetrics(req, res, metrics);
+    if (!decide) return;
     const report = decide(heartbeat.read(), Date.now(), limits, identity);
     const body = JSON.stringify(report);
     res.writeHead(report.status === 'fail' ? 503 : 200, {
@@ -49,10 +145,26 @@ export function managementServer({ buffer, limits, identity }: ManagementWorkerD
   });
 }
 
+/** Asks the main thread for its metrics over `port`: one question in flight at a time (./scraper). */
+function askMainThread(port: MessagePort): () => Promise<MetricsText | null> {
+  let answer: ((metrics: MetricsText | null) => void) | null = null;
+  port.on('message', (message: ScrapeAnswer) => {
+    const settle = answer;
+    answer = null;
+    settle?.(message.kind === 'metrics' ? { contentType: message.contentType, text: message.text } : null);
+  });
+  return () =>
+    new Promise((resolve) => {
+      // A question still unanswered (timed out) gets its answer late; this one waits for the next.
+      answer = resolve;
+      port.postMessage({ kind: 'scrape' } satisfies ManagementMessage);
+    });
+}
+
 if (parentPort && workerData) {
   const data = workerData as ManagementWorkerData;
   const port = parentPort;
-  const server = managementServer(data);
+  const server = managementServer(data, data.metrics ? scraper(askMainThread(port)) : null);
   server.on('error', (error) =>
     port.postMessage({ kind: 'failed', message: error.message } satisfies ManagementMessage),
   );

@@ -5,6 +5,7 @@
 //   connection   1. connection limit: at MAX_CONNECTIONS the longest-idle connection goes
 //                2. parser guards: bad input, CONNECT and upgrades get a clear 4xx
 //   request      3. shutdown accounting: counted in flight; asked to close while draining
+//                   observation: timed once answered, for the histogram and the request log
 //                4. security headers, on every answer whoever writes it
 //                5. request target and Host: a path, or a 400
 //                6. query bound: too many parameters is a 414 before Next parses them
@@ -21,8 +22,11 @@ import { errorFields, log } from '../log/logger';
 import { rememberResponse } from '../reporting/node/answered-status';
 import { reportThroughServerHook } from '../reporting/node/hook';
 import type { Tunnel } from '../reporting/tunnel';
+import { ROUTES } from '../metrics/http-route';
+import { noteReference } from '../reporting/node/request-reference';
 import { limitConnections, type ConnectionLimit } from './connection-limit';
 import { answeredBeforeNext, guardConnections, refuseTooManyParams, type UpgradeHandler } from './guards';
+import type { RequestObserver } from './observe-requests';
 
 /** What the pipeline needs of Next (a prepared `next()` app). */
 export interface NextStage {
@@ -47,6 +51,8 @@ export interface PipelineOptions {
   tunnel: Tunnel | null;
   /** Whether a path is one of the build's API routes; null where unknown (dev): Next answers. */
   isApiRoute: ((path: string) => boolean) | null;
+  /** Times and logs each request (./observe-requests.ts). */
+  observer: RequestObserver;
 }
 
 export interface Pipeline {
@@ -64,6 +70,7 @@ function nextFailed(req: IncomingMessage, res: ServerResponse, error: unknown): 
     path: req.url,
     mechanism: 'request_handler',
   });
+  noteReference(req.headers, reference);
   log('error', 'server.request_failed', { ...(reference ? { reference } : {}), error: errorFields(error) });
   if (!res.headersSent) {
     res.statusCode = 500;
@@ -73,27 +80,38 @@ function nextFailed(req: IncomingMessage, res: ServerResponse, error: unknown): 
   }
 }
 
-export function createPipeline({ settings, dev, next, tunnel, isApiRoute }: PipelineOptions): Pipeline {
+export function createPipeline({
+  settings,
+  dev,
+  next,
+  tunnel,
+  isApiRoute,
+  observer,
+}: PipelineOptions): Pipeline {
   const requests = createRequestCounter();
   const setSecurityHeaders = securityHeaderSetter({ dev });
   const handleRequest = (req: IncomingMessage, res: ServerResponse): void => {
     connections.requestStarted(req, res);
     requests.requestStarted(res);
+    observer.requestStarted(req, res);
     setSecurityHeaders(res);
-    if (answeredBeforeNext(req, res)) return;
+    if (answeredBeforeNext(req, res)) return observer.answeredAs(res, ROUTES.refused);
     // SECURITY: Next's cost for a query grows with the square of its parameters; bound it first.
     const query = boundQuery(req.url ?? '/');
     req.url = query.kind === 'too-many' ? query.path : query.url;
     if (query.kind === 'too-many') {
+      observer.answeredAs(res, ROUTES.refused);
       refuseTooManyParams(req, res, () => next.renderError(req, res, query.path));
       return;
     }
     // One string comparison is all other requests pay for the tunnel.
     if (tunnel?.matches(req.url)) {
+      observer.answeredAs(res, tunnel.path);
       void tunnel.handle(req, res);
       return;
     }
     if (isApiRoute && isApiPath(query.path) && !isApiRoute(query.path)) {
+      observer.answeredAs(res, ROUTES.notFound);
       sendProblem(res, 404, 'No API route answers this path.', { method: req.method });
       return;
     }

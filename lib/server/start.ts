@@ -10,16 +10,21 @@ import { appVersion, release, tunnelPath } from '../config/build-values';
 import { installSettings, readSettings, thresholdsOf, type Settings } from '../config/settings';
 import { readVariable } from '../config/variables';
 import { installGracefulShutdown } from '../lifecycle/graceful-shutdown';
+import { PROBE_PATHS } from '../health/probes';
+import type { RequestCounter } from '../lifecycle/graceful-shutdown';
 import { currentPhase, enterPhase } from '../lifecycle/state';
 import { captureConsole } from '../log/console';
 import { startManagement, type Management } from '../management/listener';
 import { guardStream } from '../log/destination';
 import { errorFields, log, setLogLevel } from '../log/logger';
 import { reportThroughServerHook } from '../reporting/node/hook';
+import type { Metrics } from '../metrics/registry';
 import type { Tunnel } from '../reporting/tunnel';
 import { readApiRoutes } from './api-routes';
 import { adoptBuildValues } from './build-output';
+import { createRequestObserver } from './observe-requests';
 import { createPipeline } from './pipeline';
+import { readPublicFiles } from './public-files';
 
 // The compiled file sits at dist/lib/server/start.js, three folders below the app's root.
 const ROOT = path.resolve(__dirname, '../../..');
@@ -78,28 +83,44 @@ function configure(dev: boolean): { settings: Settings; distDir: string } {
   return { settings, distDir };
 }
 
-/** The management listener (lib/management/), unless MANAGEMENT_PORT is 0. */
-async function manage(settings: Settings): Promise<Management | null> {
+/**
+ * The management listener (lib/management/) with the process's metrics registry (lib/metrics/),
+ * unless MANAGEMENT_PORT is 0: then neither, and requests are not timed for a histogram.
+ */
+async function manage(
+  settings: Settings,
+  inFlight: () => number,
+): Promise<{ management: Management; metrics: Metrics } | null> {
   if (settings.managementPort === 0) return null;
-  const [{ healthReport }, { processSampler }] = await Promise.all([
+  const [{ healthReport }, { processSampler }, { createMetrics }] = await Promise.all([
     import('../health/report'),
     import('../health/process-checks'),
+    import('../metrics/registry'),
   ]);
-  return startManagement({
+  const metrics = createMetrics({ phase: currentPhase, inFlight, version: appVersion(), release: release() });
+  const management = await startManagement({
     host: settings.host,
     port: settings.managementPort,
     limits: { wedgeMs: settings.livenessWedgeMs, loopDelay: thresholdsOf('eventLoopDelay', settings) },
     identity: { version: appVersion(), releaseId: release() },
     phase: currentPhase,
     loopDelayMs: () => processSampler().latest().eventLoopDelayP99Ms,
-    readiness: async () => (await healthReport('ready')).status,
+    readiness: async () => {
+      const report = await healthReport('ready');
+      metrics.observeHealth(report);
+      return report.status;
+    },
+    metrics: metrics.render,
   });
+  return { management, metrics };
 }
 
 export async function main({ dev }: { dev: boolean }): Promise<void> {
   const { settings, distDir } = configure(dev);
   // First, so probes are answered (alive, not ready) while Next prepares.
-  const management = await manage(settings);
+  let requests: RequestCounter | null = null;
+  const managed = await manage(settings, () => requests?.inFlight() ?? 0);
+  const management = managed?.management;
   const tunnelAt = tunnelPath();
   // Loaded only with a DSN: the tunnel needs @sentry/core (docs/own-server.md, "Start time").
   let tunnel: Tunnel | null = null;
@@ -112,10 +133,15 @@ export async function main({ dev }: { dev: boolean }): Promise<void> {
   const { default: next } = await import('next');
   const app = next({ dev, dir: ROOT, hostname: settings.host, port: settings.port, webpack: true });
   await app.prepare();
-  const { server, requests } = createPipeline({
+  const pipeline = createPipeline({
     settings,
     dev,
     tunnel,
+    observer: createRequestObserver({
+      duration: managed?.metrics.requestDuration ?? null,
+      publicFiles: readPublicFiles(ROOT),
+      quietRoutes: new Set(Object.values(PROBE_PATHS)),
+    }),
     isApiRoute: dev ? null : readApiRoutes(ROOT, distDir),
     next: {
       handle: app.getRequestHandler(),
@@ -123,9 +149,11 @@ export async function main({ dev }: { dev: boolean }): Promise<void> {
       upgrade: dev ? app.getUpgradeHandler() : undefined,
     },
   });
+  const { server } = pipeline;
+  requests = pipeline.requests;
   installGracefulShutdown({
     server,
-    requests,
+    requests: pipeline.requests,
     drainMs: settings.drainMs,
     shutdownTimeoutMs: settings.shutdownTimeoutMs,
     // The management listener's /readyz fails with the next beat; beat now instead.

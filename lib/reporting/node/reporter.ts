@@ -2,6 +2,7 @@
 // Sentry (./sentry-client.ts, loaded only when there is a DSN) or else as one JSON line on stderr.
 // Initialised by instrumentation.ts; reached by everything else through ./hook.ts.
 import { errorFields, log } from '../../log/logger';
+import { recordReport } from '../../metrics/record';
 import { markReported, newEventId, referenceOf } from '../reference';
 import { asRoute, scrubFields, scrubUrl } from '../scrub';
 import { installServerReporter, type ServerErrorContext } from './hook';
@@ -47,6 +48,7 @@ export function reportServerError(error: unknown, context: ServerErrorContext): 
         ...(stack ? { stack } : {}),
       }),
     );
+    recordReport('logged');
     return id;
   } catch {
     return undefined;

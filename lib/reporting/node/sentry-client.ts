@@ -16,6 +16,7 @@ import {
 } from '@sentry/core';
 import { nodeStackLineParser, ServerRuntimeClient } from '@sentry/core/server';
 import { beforeExit } from '../../lifecycle/state';
+import { recordReport, statusClass } from '../../metrics/record';
 import { DATA_COLLECTION } from '../data-collection';
 import { shortReference } from '../reference';
 import { scrubEvent } from '../scrub';
@@ -60,8 +61,20 @@ function fetchTransport(options: BaseTransportOptions): Transport {
   );
 }
 
+/**
+ * The SDK's client, counting what it drops (app_error_reports_total): the SDK tells no hook about a
+ * drop (rate limited, queue full, network error), only its own recordDroppedEvent, which it calls
+ * for every one, client reports on or off.
+ */
+class CountingClient extends ServerRuntimeClient {
+  override recordDroppedEvent(...args: Parameters<ServerRuntimeClient['recordDroppedEvent']>): void {
+    recordReport('dropped', args[0]);
+    super.recordDroppedEvent(...args);
+  }
+}
+
 export function createSentrySender(config: SentryConfig): SentrySender {
-  const client = new ServerRuntimeClient({
+  const client = new CountingClient({
     dsn: config.dsn,
     release: config.release,
     environment: config.environment,
@@ -73,6 +86,14 @@ export function createSentrySender(config: SentryConfig): SentrySender {
     dataCollection: DATA_COLLECTION,
     sendClientReports: false,
     beforeSend: (event) => scrubEvent(event),
+  });
+  // Sent once the ingest took it; an answer it refused counts as dropped, by its status. (No answer
+  // at all is a drop the transport already told recordDroppedEvent about.)
+  client.on('afterSendEvent', (_event, response) => {
+    const status = response.statusCode;
+    if (status === undefined) return;
+    if (status >= 200 && status < 300) recordReport('sent');
+    else recordReport('dropped', `ingest_${statusClass(status)}`);
   });
   setCurrentClient(client);
   client.init();

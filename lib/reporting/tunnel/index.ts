@@ -9,6 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendPlain } from '../../http/plain-response';
 import { createUploadBudget, readUpload, type UploadLimits } from '../../http/upload';
 import { errorFields, log } from '../../log/logger';
+import { recordTunnel, statusClass } from '../../metrics/record';
 import { createForwarder, failureReason } from './forward';
 import {
   admit,
@@ -65,7 +66,11 @@ export interface Tunnel {
 
 /** Writes an answer verdict, then deals with the body it did not read. */
 function respond(req: IncomingMessage, res: ServerResponse, verdict: Answer | HangUp) {
-  if (verdict.kind === 'hang-up') return void req.destroy();
+  if (verdict.kind === 'hang-up') {
+    recordTunnel('abandoned', 'upload_aborted');
+    return void req.destroy();
+  }
+  recordTunnel(verdict.outcome, verdict.reason);
   sendPlain(res, verdict.status, verdict.message, verdict.headers);
   // A declared length bounds what is left, so it is discarded as it arrives; a chunked body,
   // which nothing bounds, closes the connection.
@@ -105,10 +110,14 @@ export function createTunnel(options: TunnelOptions): Tunnel {
         verdict.headers,
         AbortSignal.any([browserGone.signal, AbortSignal.timeout(timeoutMs)]),
       );
+      recordTunnel('forwarded', statusClass(upstream.status));
       sendPlain(res, upstream.status, upstream.body.slice(0, MAX_PASSED_BACK_BODY), upstream.headers);
       return null;
     } catch (error) {
-      if (browserGone.signal.aborted) return null;
+      if (browserGone.signal.aborted) {
+        recordTunnel('abandoned', 'browser_gone');
+        return null;
+      }
       const reason = failureReason(error);
       log('warn', 'reporting.tunnel_forward_failed', { reason });
       return forwardFailed(reason);
@@ -133,6 +142,7 @@ export function createTunnel(options: TunnelOptions): Tunnel {
     } catch (error) {
       // The tunnel must never take the server down with it.
       log('error', 'reporting.tunnel_failed', { error: errorFields(error) });
+      recordTunnel('refused', 'internal_error');
       sendPlain(res, 500, 'Tunnel error.');
     }
   }

@@ -15,6 +15,9 @@ export type Rest = 'keep' | 'drain' | 'close';
 
 export type Answer = {
   kind: 'answer';
+  /** Whose answer it is, and why (one word of a fixed set): the labels of app_tunnel_envelopes_total. */
+  outcome: 'refused' | 'upstream_failed';
+  reason: string;
   status: number;
   message: string;
   headers?: Record<string, string>;
@@ -33,11 +36,20 @@ const FORWARDED_HEADERS = ['user-agent'];
 export const MAX_PASSED_BACK_BODY = 512;
 
 const answer = (
+  reason: string,
   status: number,
   message: string,
   rest: Rest = 'keep',
   headers?: Record<string, string>,
-): Answer => ({ kind: 'answer', status, message, rest, ...(headers ? { headers } : {}) });
+): Answer => ({
+  kind: 'answer',
+  outcome: 'refused',
+  reason,
+  status,
+  message,
+  rest,
+  ...(headers ? { headers } : {}),
+});
 
 /**
  * Why a request's own headers say it comes from another site, or '' when they do not. Browsers
@@ -60,10 +72,10 @@ export function crossSiteReason(headers: IncomingHttpHeaders): string {
 
 /** Before the body is read: a refusal, or null to read it. */
 export function admit(request: TunnelRequest): Answer | null {
-  if (request.method !== 'POST') return answer(405, 'Use POST.', 'keep', { Allow: 'POST' });
+  if (request.method !== 'POST') return answer('method', 405, 'Use POST.', 'keep', { Allow: 'POST' });
   // SECURITY: another site's pages must not post through us.
   const crossSite = crossSiteReason(request.headers);
-  if (crossSite) return answer(403, `Cross-site requests are refused (${crossSite}).`);
+  if (crossSite) return answer('cross_site', 403, `Cross-site requests are refused (${crossSite}).`);
   return null;
 }
 
@@ -73,11 +85,11 @@ export function judge(request: TunnelRequest, upload: UploadResult, dsn: string)
   const early = { Connection: 'close' };
   switch (upload.kind) {
     case 'too-large':
-      return answer(413, 'Envelope too large.', 'drain', early);
+      return answer('too_large', 413, 'Envelope too large.', 'drain', early);
     case 'too-slow':
-      return answer(408, 'The envelope took too long to arrive.', 'close', early);
+      return answer('too_slow', 408, 'The envelope took too long to arrive.', 'close', early);
     case 'busy':
-      return answer(503, 'Too many reports at once; try again shortly.', 'drain', {
+      return answer('busy', 503, 'Too many reports at once; try again shortly.', 'drain', {
         'Retry-After': '5',
         ...early,
       });
@@ -86,11 +98,11 @@ export function judge(request: TunnelRequest, upload: UploadResult, dsn: string)
     case 'body':
       break;
   }
-  if (upload.body.length === 0) return answer(400, 'Empty envelope.');
+  if (upload.body.length === 0) return answer('empty', 400, 'Empty envelope.');
   const checked = checkEnvelope(upload.body, dsn);
   if (!checked.ok) {
     const refusal = REFUSAL_ANSWERS[checked.refusal];
-    return answer(refusal.status, refusal.message);
+    return answer(checked.refusal.replaceAll('-', '_'), refusal.status, refusal.message);
   }
   const headers: Record<string, string> = { 'Content-Type': 'application/x-sentry-envelope' };
   for (const name of FORWARDED_HEADERS) {
@@ -102,7 +114,9 @@ export function judge(request: TunnelRequest, upload: UploadResult, dsn: string)
 
 /** What the browser is told when the ingest could not be asked. */
 export function forwardFailed(reason: 'timeout' | 'unreachable'): Answer {
-  return reason === 'timeout'
-    ? answer(504, 'Error reporting service timed out.')
-    : answer(502, 'Error reporting service unreachable.');
+  const said =
+    reason === 'timeout'
+      ? answer(reason, 504, 'Error reporting service timed out.')
+      : answer(reason, 502, 'Error reporting service unreachable.');
+  return { ...said, outcome: 'upstream_failed' };
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { decideLive, decideReady } from '../../../../lib/management/decide';
 import { heartbeatIn } from '../../../../lib/management/heartbeat';
 import { startManagement, type ManagementOptions } from '../../../../lib/management/listener';
-import { managementServer } from '../../../../lib/management/worker';
+import { managementServer, scraper, type MetricsText } from '../../../../lib/management/worker';
 
 const LIMITS = { wedgeMs: 10_000, loopDelay: { warn: 200, fail: 1000 } };
 const IDENTITY = { version: '1.2.3', releaseId: 'abc' };
@@ -79,6 +79,7 @@ describe('the management server', () => {
       port: 0,
       limits: LIMITS,
       identity: IDENTITY,
+      metrics: false,
     });
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
@@ -98,6 +99,96 @@ describe('the management server', () => {
     } finally {
       server.close();
     }
+  });
+});
+
+describe('/metrics on the management server', () => {
+  const TEXT: MetricsText = { contentType: 'text/plain; version=0.0.4; charset=utf-8', text: 'up 1\n' };
+
+  async function serve(scrape: (() => Promise<MetricsText | null>) | null) {
+    const heartbeat = heartbeatIn();
+    heartbeat.write({ at: Date.now(), loopDelayMs: 3, phase: 'ready', status: 'pass' });
+    const server = managementServer(
+      {
+        buffer: heartbeat.buffer,
+        host: '127.0.0.1',
+        port: 0,
+        limits: LIMITS,
+        identity: IDENTITY,
+        metrics: true,
+      },
+      scrape,
+    );
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+  }
+
+  it("answers the main thread's text with its content type, HEAD without a body, and refuses POST", async () => {
+    const { server, base } = await serve(() => Promise.resolve(TEXT));
+    try {
+      const answer = await fetch(`${base}/metrics`);
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('content-type')).toBe(TEXT.contentType);
+      expect(await answer.text()).toBe(TEXT.text);
+      const head = await fetch(`${base}/metrics`, { method: 'HEAD' });
+      expect(head.status).toBe(200);
+      expect(await head.text()).toBe('');
+      expect((await fetch(`${base}/metrics`, { method: 'POST' })).status).toBe(405);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('answers 503 when the main thread has not answered, and the probes meanwhile', async () => {
+    let answer!: (metrics: MetricsText | null) => void;
+    const { server, base } = await serve(() => new Promise((resolve) => (answer = resolve)));
+    try {
+      const scrape = fetch(`${base}/metrics`);
+      // The scrape waits; a probe on the same listener does not wait for it.
+      expect((await fetch(`${base}/livez`)).status).toBe(200);
+      answer(null);
+      const refused = await scrape;
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get('retry-after')).toBe('5');
+    } finally {
+      server.close();
+    }
+  });
+});
+
+describe('the scraper that asks the main thread', () => {
+  it('asks once for scrapes that come while it waits, and reuses a fresh answer', async () => {
+    const ask = jest.fn(
+      () =>
+        new Promise<MetricsText>((resolve) => setTimeout(() => resolve({ contentType: 't', text: 'x' }), 20)),
+    );
+    const scrape = scraper(ask, { timeoutMs: 1000, reuseMs: 60_000 });
+    const answers = await Promise.all([scrape(), scrape(), scrape()]);
+    expect(answers).toEqual([
+      { contentType: 't', text: 'x' },
+      { contentType: 't', text: 'x' },
+      { contentType: 't', text: 'x' },
+    ]);
+    expect(ask).toHaveBeenCalledTimes(1);
+    await scrape();
+    expect(ask).toHaveBeenCalledTimes(1);
+  });
+
+  it('asks again once the answer is older than the reuse time', async () => {
+    const ask = jest.fn(() => Promise.resolve({ contentType: 't', text: 'x' }));
+    const scrape = scraper(ask, { timeoutMs: 1000, reuseMs: 0 });
+    await scrape();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await scrape();
+    expect(ask).toHaveBeenCalledTimes(2);
+  });
+
+  it('gives up after its timeout, and on a failed question, with null', async () => {
+    expect(await scraper(() => new Promise(() => {}), { timeoutMs: 20, reuseMs: 0 })()).toBeNull();
+    expect(
+      await scraper(() => Promise.reject(new Error('gone')), { timeoutMs: 1000, reuseMs: 0 })(),
+    ).toBeNull();
   });
 });
 

@@ -4,6 +4,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { installServerReporter, serverReporterSlot } from '../../../../lib/reporting/node/hook';
 import type { Tunnel } from '../../../../lib/reporting/tunnel';
+import { Histogram, Registry } from 'prom-client';
+import { createRequestObserver } from '../../../../lib/server/observe-requests';
 import { createPipeline, type NextStage, type Pipeline } from '../../../../lib/server/pipeline';
 import { sendRaw } from '../../../support/raw-http';
 import { until } from '../../../support/until';
@@ -24,6 +26,7 @@ let tunnelSaw: string[];
 let stderr: jest.SpyInstance;
 /** Responses to /hold, left open until the test ends them. */
 let held: ServerResponse[];
+let duration: Histogram<'http_request_method' | 'http_route' | 'http_response_status_code'>;
 
 const fakeNext: NextStage = {
   handle: (req: IncomingMessage, res: ServerResponse) => {
@@ -60,12 +63,20 @@ beforeEach(async () => {
   nextFails = undefined;
   held = [];
   stderr = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
+  jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
+  duration = new Histogram({
+    name: 'http_server_request_duration_seconds',
+    help: 'test',
+    labelNames: ['http_request_method', 'http_route', 'http_response_status_code'] as const,
+    registers: [new Registry()],
+  });
   pipeline = createPipeline({
     settings: SETTINGS,
     dev: false,
     next: fakeNext,
     tunnel: fakeTunnel,
     isApiRoute: (path) => path.startsWith('/api/health'),
+    observer: createRequestObserver({ duration, publicFiles: new Set(), quietRoutes: new Set() }),
   });
   await new Promise<void>((resolve) => pipeline.server.listen(0, '127.0.0.1', resolve));
   port = (pipeline.server.address() as AddressInfo).port;
@@ -83,7 +94,17 @@ const get = (target: string, headers = 'Host: x\r\n') =>
   sendRaw(port, `GET ${target} HTTP/1.1\r\n${headers}Connection: close\r\n\r\n`);
 
 const loggedEvents = () =>
-  stderr.mock.calls.map(([line]) => JSON.parse(String(line)) as Record<string, unknown>);
+  stderr.mock.calls
+    .map(([line]) => JSON.parse(String(line)) as Record<string, unknown>)
+    .filter((line) => line.event !== 'http.request');
+
+/** The routes requests were timed under, with their status. */
+async function timedRoutes() {
+  return (await duration.get()).values
+    .filter((value) => value.metricName?.endsWith('_count'))
+    .map((value) => `${value.labels.http_route} ${value.labels.http_response_status_code}`)
+    .sort();
+}
 
 describe('the server pipeline', () => {
   it('hands an ordinary request to Next, with the security headers set before it', async () => {
@@ -167,6 +188,17 @@ describe('the server pipeline', () => {
     const refused = await get('/orders', '');
     expect(refused.headers.connection).toEqual(['close']);
     expect(pipeline.requests.inFlight()).toBe(before);
+  });
+
+  it('times every request, under the route of the stage that answered it', async () => {
+    await get('/t3st');
+    await get('/orders', '');
+    await get('/api/nope');
+    await get(`/search?${'a=1&'.repeat(2000)}`);
+    // Timed as each response closes, a moment after its answer arrived (bounded: 2 s at most).
+    for (let waited = 0; (await timedRoutes()).length < 4 && waited < 2000; waited += 10)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await timedRoutes()).toEqual(['(refused) 400', '(refused) 414', '/404 404', '/t3st 200']);
   });
 
   it('refuses protocol upgrades in production and CONNECT always', async () => {

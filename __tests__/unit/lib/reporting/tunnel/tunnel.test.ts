@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'node:http';
+import { recorderSlot } from '../../../../../lib/metrics/record';
 import { createTunnel, TUNNEL_DEFAULTS } from '../../../../../lib/reporting/tunnel';
 import { until } from '../../../../support/until';
 
@@ -506,5 +507,36 @@ describe('the tunnel’s bounds', () => {
     expect((await Promise.all(posts)).map((res) => res.status)).toEqual([200, 200, 200]);
     expect(ingestConnections).toBe(1);
     await app.close();
+  });
+});
+
+describe('what the tunnel counts', () => {
+  let counted: string[];
+  beforeEach(() => {
+    counted = [];
+    recorderSlot.write({
+      tunnel: (outcome, reason) => counted.push(`${outcome} ${reason}`),
+      report: () => {},
+    });
+  });
+  afterEach(() => recorderSlot.clear());
+
+  it('counts each request once, by outcome and a reason of a fixed set', async () => {
+    await fetch(`${base}${PATH}`);
+    await post('x'.repeat(5000));
+    await post(envelope('http://otherkey@127.0.0.1:9/7'));
+    await post(envelope(tunnelDsn));
+    ingestAnswer = (res) => res.writeHead(429, { 'retry-after': '60' }).end();
+    await post(envelope(tunnelDsn));
+    ingestAnswer = () => {};
+    await post(envelope(tunnelDsn));
+    expect(counted).toEqual([
+      'refused method',
+      'refused too_large',
+      'refused foreign_dsn',
+      'forwarded 2xx',
+      'forwarded 429',
+      'upstream_failed timeout',
+    ]);
   });
 });

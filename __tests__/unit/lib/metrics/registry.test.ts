@@ -1,0 +1,142 @@
+import type { Phase } from '../../../../lib/lifecycle/state';
+import { recordReport, recordTunnel, recorderSlot, statusClass } from '../../../../lib/metrics/record';
+import { createMetrics, DURATION_BUCKETS, type Metrics } from '../../../../lib/metrics/registry';
+
+let phase: Phase;
+let metrics: Metrics;
+
+beforeEach(() => {
+  phase = 'starting';
+  metrics = createMetrics({ phase: () => phase, inFlight: () => 4, version: '1.2.3', release: 'abc123' });
+});
+afterEach(() => {
+  metrics.registry.clear();
+  recorderSlot.clear();
+});
+
+/** The lines of a rendering that start with `name{` or `name `. */
+async function lines(name: string): Promise<string[]> {
+  const { text } = await metrics.render();
+  return text.split('\n').filter((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `));
+}
+
+describe('the process registry', () => {
+  it("renders Prometheus text with Node's process metrics", async () => {
+    const { contentType, text } = await metrics.render();
+    expect(contentType).toMatch(/^text\/plain; version=0\.0\.4/);
+    for (const name of [
+      'process_cpu_user_seconds_total',
+      'process_resident_memory_bytes',
+      'process_start_time_seconds',
+      'nodejs_heap_size_used_bytes',
+      'nodejs_eventloop_lag_p99_seconds',
+      'nodejs_gc_duration_seconds',
+    ])
+      expect(text).toContain(`# TYPE ${name} `);
+  });
+
+  it('has the request histogram with the OpenTelemetry labels and web-latency buckets', async () => {
+    metrics.requestDuration.observe(
+      { http_request_method: 'GET', http_route: '/404', http_response_status_code: '404' },
+      0.02,
+    );
+    const buckets = await lines('http_server_request_duration_seconds_bucket');
+    expect(buckets).toHaveLength(DURATION_BUCKETS.length + 1);
+    expect(buckets).toContain(
+      'http_server_request_duration_seconds_bucket{le="0.025",http_request_method="GET",http_route="/404",http_response_status_code="404"} 1',
+    );
+    expect(buckets).toContain(
+      'http_server_request_duration_seconds_bucket{le="0.01",http_request_method="GET",http_route="/404",http_response_status_code="404"} 0',
+    );
+  });
+
+  it('shows the lifecycle phase as it is at the scrape', async () => {
+    expect(await lines('app_lifecycle_phase')).toContain('app_lifecycle_phase{phase="starting"} 1');
+    phase = 'draining';
+    const now = await lines('app_lifecycle_phase');
+    expect(now).toContain('app_lifecycle_phase{phase="draining"} 1');
+    expect(now).toContain('app_lifecycle_phase{phase="starting"} 0');
+  });
+
+  it('shows readiness and each check as last decided', async () => {
+    const time = new Date().toISOString();
+    metrics.observeHealth({
+      status: 'warn',
+      checks: {
+        'eventloop:delay': [{ status: 'pass', time }],
+        'orders:responseTime': [
+          { status: 'pass', time },
+          { status: 'warn', time },
+        ],
+      },
+    });
+    expect(await lines('app_health_status')).toEqual(
+      expect.arrayContaining(['app_health_status{status="warn"} 1', 'app_health_status{status="pass"} 0']),
+    );
+    expect(await lines('app_health_check_status')).toEqual(
+      expect.arrayContaining([
+        'app_health_check_status{check="eventloop:delay",status="pass"} 1',
+        'app_health_check_status{check="orders:responseTime",status="warn"} 1',
+        'app_health_check_status{check="orders:responseTime",status="pass"} 0',
+      ]),
+    );
+  });
+
+  it('counts what is recorded through the process slot, the way bundled code records it', async () => {
+    recordTunnel('refused', 'too_large');
+    recordTunnel('refused', 'too_large');
+    recordTunnel('forwarded', statusClass(200));
+    recordReport('dropped', 'ratelimit_backoff');
+    recordReport('logged');
+    expect(await lines('app_tunnel_envelopes_total')).toEqual(
+      expect.arrayContaining([
+        'app_tunnel_envelopes_total{outcome="refused",reason="too_large"} 2',
+        'app_tunnel_envelopes_total{outcome="forwarded",reason="2xx"} 1',
+      ]),
+    );
+    expect(await lines('app_error_reports_total')).toEqual(
+      expect.arrayContaining([
+        'app_error_reports_total{outcome="dropped",reason="ratelimit_backoff"} 1',
+        'app_error_reports_total{outcome="logged",reason=""} 1',
+      ]),
+    );
+  });
+
+  it('has the build and the requests in flight', async () => {
+    expect(await lines('app_build_info')).toEqual(['app_build_info{version="1.2.3",release="abc123"} 1']);
+    expect(await lines('http_server_active_requests')).toEqual(['http_server_active_requests 4']);
+  });
+});
+
+describe('recording without a registry', () => {
+  it('does nothing and never throws', () => {
+    recorderSlot.clear();
+    expect(() => recordTunnel('refused', 'method')).not.toThrow();
+    recorderSlot.write({
+      tunnel: () => {
+        throw new Error('broken');
+      },
+      report: () => {
+        throw new Error('broken');
+      },
+    });
+    expect(() => recordTunnel('refused', 'method')).not.toThrow();
+    expect(() => recordReport('sent')).not.toThrow();
+  });
+});
+
+describe('the status class of an ingest answer', () => {
+  it('keeps 429 apart and folds the rest by hundreds', () => {
+    expect([200, 202, 400, 413, 429, 500, 503].map(statusClass)).toEqual([
+      '2xx',
+      '2xx',
+      '4xx',
+      '4xx',
+      '429',
+      '5xx',
+      '5xx',
+    ]);
+    expect(statusClass(undefined)).toBe('none');
+    expect(statusClass(1000)).toBe('none');
+  });
+});

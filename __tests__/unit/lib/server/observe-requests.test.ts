@@ -1,0 +1,180 @@
+// Each request timed once, on a loopback server: the histogram it feeds and the line it logs.
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Histogram, Registry } from 'prom-client';
+import { setLogLevel } from '../../../../lib/log/logger';
+import { noteReference } from '../../../../lib/reporting/node/request-reference';
+import {
+  createRequestObserver,
+  MAX_LOGGED_PATH,
+  NO_ANSWER,
+  type RequestObserver,
+} from '../../../../lib/server/observe-requests';
+import { until } from '../../../support/until';
+
+let registry: Registry;
+let duration: Histogram<'http_request_method' | 'http_route' | 'http_response_status_code'>;
+let observer: RequestObserver;
+let server: http.Server;
+let base: string;
+let stdout: jest.SpyInstance;
+let stderr: jest.SpyInstance;
+/** What the stand-in app does with a request. */
+let answer: (req: IncomingMessage, res: ServerResponse) => void;
+
+beforeEach(async () => {
+  registry = new Registry();
+  duration = new Histogram({
+    name: 'http_server_request_duration_seconds',
+    help: 'test',
+    labelNames: ['http_request_method', 'http_route', 'http_response_status_code'] as const,
+    registers: [registry],
+  });
+  observer = createRequestObserver({
+    duration,
+    publicFiles: new Set(['/robots.txt']),
+    quietRoutes: new Set(['/api/health/ready']),
+  });
+  answer = (_req, res) => res.end('ok');
+  stdout = jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
+  stderr = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
+  server = http.createServer((req, res) => {
+    observer.requestStarted(req, res);
+    answer(req, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterEach(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+  jest.restoreAllMocks();
+  setLogLevel('info');
+});
+
+/** Next's record of the route it matched, as Next leaves it on the request. */
+function matched(req: IncomingMessage, page: string) {
+  (req as unknown as Record<symbol, unknown>)[Symbol.for('NextInternalRequestMeta')] = {
+    match: { definition: { page } },
+  };
+}
+
+const requestLines = () =>
+  [...stdout.mock.calls, ...stderr.mock.calls]
+    .map(([line]) => JSON.parse(String(line)) as Record<string, unknown>)
+    .filter((line) => line.event === 'http.request');
+
+async function counted() {
+  const values = (await duration.get()).values.filter((value) => value.metricName?.endsWith('_count'));
+  return values.map((value) => ({ ...value.labels, count: value.value }));
+}
+
+describe('a request, once answered', () => {
+  it('is one histogram observation under its route pattern, and one log line', async () => {
+    answer = (req, res) => {
+      matched(req, '/orders/[id]');
+      res.end('order');
+    };
+    await (await fetch(`${base}/orders/3?sort=asc`)).text();
+    await until(() => requestLines().length === 1, 2000);
+    expect(await counted()).toEqual([
+      {
+        http_request_method: 'GET',
+        http_route: '/orders/[id]',
+        http_response_status_code: '200',
+        count: 1,
+      },
+    ]);
+    expect(requestLines()).toEqual([
+      {
+        level: 'info',
+        time: expect.any(String),
+        event: 'http.request',
+        method: 'GET',
+        path: '/orders/3?sort=asc',
+        route: '/orders/[id]',
+        status: 200,
+        durationMs: expect.any(Number),
+      },
+    ]);
+  });
+
+  it('keeps any number of distinct paths to a handful of series', async () => {
+    answer = (_req, res) => {
+      res.statusCode = 404;
+      res.end();
+    };
+    for (let i = 0; i < 50; i += 1) await (await fetch(`${base}/random-${i}/${i * 7}`)).text();
+    expect(await counted()).toEqual([
+      { http_request_method: 'GET', http_route: '/404', http_response_status_code: '404', count: 50 },
+    ]);
+  });
+
+  it("logs the path with the query's secrets scrubbed", async () => {
+    await (await fetch(`${base}/reset?token=s3cr3t-value&page=2`)).text();
+    await until(() => requestLines().length === 1, 2000);
+    const [line] = requestLines();
+    expect(line!.path).toBe('/reset?token=[Filtered]&page=2');
+    expect(JSON.stringify(stdout.mock.calls)).not.toContain('s3cr3t-value');
+  });
+
+  it('cuts a very long path, so a line stays small', async () => {
+    await (await fetch(`${base}/${'a'.repeat(10_000)}`)).text();
+    await until(() => requestLines().length === 1, 2000);
+    expect(String(requestLines()[0]!.path)).toHaveLength(MAX_LOGGED_PATH + 1);
+  });
+
+  it('does not log a healthy probe, but does log one that fails', async () => {
+    answer = (req, res) => {
+      matched(req, '/api/health/ready');
+      res.statusCode = req.url === '/api/health/ready?down' ? 503 : 200;
+      res.end();
+    };
+    await (await fetch(`${base}/api/health/ready`)).text();
+    await (await fetch(`${base}/api/health/ready?down`)).text();
+    await until(() => requestLines().length === 1, 2000);
+    expect(requestLines()).toEqual([expect.objectContaining({ status: 503, level: 'error' })]);
+    // Both are timed all the same.
+    expect(await counted()).toHaveLength(2);
+  });
+
+  it('carries the reference of the error reported for it, even when reported as it closes', async () => {
+    answer = (req, res) => {
+      res.statusCode = 500;
+      // As instrumentation does for an API route: reported once the answer is done.
+      res.once('close', () => noteReference(req.headers, 'abc123def456'));
+      res.end();
+    };
+    await (await fetch(`${base}/api/orders`)).text();
+    await until(() => requestLines().length === 1, 2000);
+    expect(requestLines()[0]).toEqual(
+      expect.objectContaining({ level: 'error', status: 500, reference: 'abc123def456' }),
+    );
+  });
+
+  it('counts a request that got no answer as 499, and says it was aborted', async () => {
+    answer = (_req, res) => res.destroy();
+    await expect(fetch(`${base}/slow`)).rejects.toThrow();
+    await until(() => requestLines().length === 1, 2000);
+    expect(requestLines()[0]).toEqual(expect.objectContaining({ status: NO_ANSWER, aborted: true }));
+  });
+
+  it('takes the route a stage gave it over anything Next left', async () => {
+    answer = (_req, res) => {
+      observer.answeredAs(res, '(refused)');
+      res.statusCode = 400;
+      res.end();
+    };
+    await (await fetch(`${base}/whatever`)).text();
+    expect(await counted()).toEqual([expect.objectContaining({ http_route: '(refused)', count: 1 })]);
+  });
+
+  it('writes no line below LOG_LEVEL, and still times the request', async () => {
+    setLogLevel('warn');
+    await (await fetch(`${base}/robots.txt`)).text();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(requestLines()).toEqual([]);
+    expect(await counted()).toEqual([expect.objectContaining({ http_route: '/robots.txt', count: 1 })]);
+  });
+});

@@ -1,0 +1,41 @@
+// How code records the shell's counters without importing prom-client: through the process slot
+// ./registry.ts fills. Next bundles the server reporter with its own copy of every module, and a
+// registry made there would be another, empty one; the slot is one per process. With no registry
+// (MANAGEMENT_PORT=0, tests) recording does nothing.
+import { processSlot } from '../process/slots';
+
+/** forwarded: the ingest answered (reason: its status class); refused: we answered 4xx/5xx ourselves. */
+export type TunnelOutcome = 'forwarded' | 'refused' | 'upstream_failed' | 'abandoned';
+/** sent: the ingest took it; dropped: the SDK or the ingest did not; logged: no DSN, a log line. */
+export type ReportOutcome = 'sent' | 'dropped' | 'logged';
+
+export interface Recorder {
+  tunnel: (outcome: TunnelOutcome, reason: string) => void;
+  report: (outcome: ReportOutcome, reason: string) => void;
+}
+
+export const recorderSlot = processSlot<Recorder>('metricsRecorder');
+
+/** Counts one tunnel request by outcome; `reason` is one of a fixed set of words. Never throws. */
+export function recordTunnel(outcome: TunnelOutcome, reason: string): void {
+  try {
+    recorderSlot.read()?.tunnel(outcome, reason);
+  } catch {
+    // A metric must never become a failure of what it counts.
+  }
+}
+
+/** Counts one server-side error report by outcome. Never throws. */
+export function recordReport(outcome: ReportOutcome, reason = ''): void {
+  try {
+    recorderSlot.read()?.report(outcome, reason);
+  } catch {
+    // As above.
+  }
+}
+
+/** `2xx`, `4xx`… for an ingest's answer, and `429` on its own: rate limiting is worth its own line. */
+export function statusClass(status: number | undefined): string {
+  if (status === undefined || !Number.isInteger(status) || status < 100 || status > 599) return 'none';
+  return status === 429 ? '429' : `${Math.floor(status / 100)}xx`;
+}

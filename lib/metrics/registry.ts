@@ -1,0 +1,123 @@
+// The process's one Prometheus registry (prom-client): Node's process metrics, the request
+// histogram, and the shell's own. Made by the server at start when the management listener is on
+// (lib/server/start.ts); served by that listener's /metrics, never on the public port. Code that
+// Next bundles (the server reporter) records through ./record.ts, which needs no prom-client.
+// docs/metrics.md lists every metric and its labels.
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { worstStatus } from '../health/run-checks';
+import type { HealthReport, HealthStatus } from '../health/types';
+import type { Phase } from '../lifecycle/state';
+import { recorderSlot, type ReportOutcome, type TunnelOutcome } from './record';
+
+/** OpenTelemetry's advice for http.server.request.duration, in seconds: 5 ms to 10 s. */
+export const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
+
+const PHASES: readonly Phase[] = ['starting', 'ready', 'draining', 'closed'];
+const STATUSES: readonly HealthStatus[] = ['pass', 'warn', 'fail'];
+
+export interface MetricsSources {
+  phase: () => Phase;
+  /** Requests in flight right now. */
+  inFlight: () => number;
+  version: string;
+  release: string;
+}
+
+export interface Metrics {
+  registry: Registry;
+  /** Labels: http_request_method, http_route, http_response_status_code. */
+  requestDuration: Histogram<'http_request_method' | 'http_route' | 'http_response_status_code'>;
+  /** The last readiness report the listener decided: its status and each check's. */
+  observeHealth: (report: Pick<HealthReport, 'status' | 'checks'>) => void;
+  /** The registry as Prometheus text, and its content type. */
+  render: () => Promise<{ contentType: string; text: string }>;
+}
+
+export function createMetrics(sources: MetricsSources): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+
+  const requestDuration = new Histogram({
+    name: 'http_server_request_duration_seconds',
+    help: 'Duration of HTTP server requests, from the request to the end of the answer.',
+    labelNames: ['http_request_method', 'http_route', 'http_response_status_code'] as const,
+    buckets: DURATION_BUCKETS,
+    registers: [registry],
+  });
+
+  new Gauge({
+    name: 'http_server_active_requests',
+    help: 'HTTP server requests in flight.',
+    registers: [registry],
+    collect() {
+      this.set(sources.inFlight());
+    },
+  });
+
+  new Gauge({
+    name: 'app_build_info',
+    help: 'The build this process runs: always 1, labelled with its version and release.',
+    labelNames: ['version', 'release'] as const,
+    registers: [registry],
+  }).set({ version: sources.version, release: sources.release }, 1);
+
+  new Gauge({
+    name: 'app_lifecycle_phase',
+    help: 'The process lifecycle phase: 1 for the current phase, 0 for the others.',
+    labelNames: ['phase'] as const,
+    registers: [registry],
+    collect() {
+      const current = sources.phase();
+      for (const phase of PHASES) this.set({ phase }, phase === current ? 1 : 0);
+    },
+  });
+
+  const healthStatus = new Gauge({
+    name: 'app_health_status',
+    help: 'Readiness as last decided (every second): 1 for the current status, 0 for the others.',
+    labelNames: ['status'] as const,
+    registers: [registry],
+  });
+  const checkStatus = new Gauge({
+    name: 'app_health_check_status',
+    help: 'Each readiness check as last decided: 1 for its current status, 0 for the others.',
+    labelNames: ['check', 'status'] as const,
+    registers: [registry],
+  });
+
+  const tunnelEnvelopes = new Counter({
+    name: 'app_tunnel_envelopes_total',
+    help: 'Requests to the error-reporting tunnel, by outcome (forwarded, refused, upstream_failed, abandoned) and reason.',
+    labelNames: ['outcome', 'reason'] as const,
+    registers: [registry],
+  });
+  const errorReports = new Counter({
+    name: 'app_error_reports_total',
+    help: 'Server-side error reports, by outcome (sent, dropped, logged) and reason.',
+    labelNames: ['outcome', 'reason'] as const,
+    registers: [registry],
+  });
+
+  // Series that exist from the start, so a rate over them is 0 rather than absent.
+  tunnelEnvelopes.inc({ outcome: 'forwarded', reason: '2xx' }, 0);
+  errorReports.inc({ outcome: 'sent', reason: '' }, 0);
+
+  // Bundled code (the server reporter) and the tunnel record through the slot.
+  recorderSlot.write({
+    tunnel: (outcome: TunnelOutcome, reason: string) => tunnelEnvelopes.inc({ outcome, reason }),
+    report: (outcome: ReportOutcome, reason: string) => errorReports.inc({ outcome, reason }),
+  });
+
+  return {
+    registry,
+    requestDuration,
+    observeHealth: ({ status, checks }) => {
+      for (const state of STATUSES) healthStatus.set({ status: state }, state === status ? 1 : 0);
+      for (const [check, observations] of Object.entries(checks)) {
+        const worst = worstStatus(observations.map((o) => o.status));
+        for (const state of STATUSES) checkStatus.set({ check, status: state }, state === worst ? 1 : 0);
+      }
+    },
+    render: async () => ({ contentType: registry.contentType, text: await registry.metrics() }),
+  };
+}

@@ -1,0 +1,99 @@
+// Every request, once answered: one timing that feeds both the request-duration histogram and the
+// request's log line. Hand-written rather than pino-http: one clock for both, the route as Next's
+// pattern rather than the path, the query scrubbed by the reporting scrubber, and no headers (a
+// cookie or an Authorization header must never reach a log).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { log, logEnabled, type Level } from '../log/logger';
+import { methodLabel, nextRoute } from '../metrics/http-route';
+import type { Metrics } from '../metrics/registry';
+import { referenceFor } from '../reporting/node/request-reference';
+import { scrubUrl } from '../reporting/scrub/text';
+
+/** A logged path longer than this is cut: the line stays small whatever a stranger sends. */
+export const MAX_LOGGED_PATH = 2048;
+
+/** What a request that got no answer at all counts as (nginx's "client closed request"). */
+export const NO_ANSWER = 499;
+
+export interface RequestObserverOptions {
+  /** The histogram, or null with metrics off. */
+  duration: Metrics['requestDuration'] | null;
+  /** The files of public/, served under their own path: each is a route of its own. */
+  publicFiles: ReadonlySet<string>;
+  /** Routes whose 200 answers are not logged: the health probes, asked every few seconds. */
+  quietRoutes: ReadonlySet<string>;
+}
+
+export interface RequestObserver {
+  requestStarted: (req: IncomingMessage, res: ServerResponse) => void;
+  /** Names the route of a request the server answers itself, before Next routes it. */
+  answeredAs: (res: ServerResponse, route: string) => void;
+}
+
+const ROUTE = Symbol('route');
+type Labelled = ServerResponse & { [ROUTE]?: string };
+
+/** `/a?token=…` with its secrets scrubbed, cut to MAX_LOGGED_PATH. */
+export function loggedPath(url: string): string {
+  const scrubbed = scrubUrl(url);
+  return scrubbed.length > MAX_LOGGED_PATH ? `${scrubbed.slice(0, MAX_LOGGED_PATH)}…` : scrubbed;
+}
+
+export function createRequestObserver({
+  duration,
+  publicFiles,
+  quietRoutes,
+}: RequestObserverOptions): RequestObserver {
+  function finished(req: IncomingMessage, res: Labelled, started: number, url: string): void {
+    try {
+      const elapsedMs = performance.now() - started;
+      const status = res.headersSent ? res.statusCode : NO_ANSWER;
+      const queryAt = url.indexOf('?');
+      const route =
+        res[ROUTE] ?? nextRoute(req, status, queryAt === -1 ? url : url.slice(0, queryAt), publicFiles);
+      duration?.observe(
+        {
+          http_request_method: methodLabel(req.method),
+          http_route: route,
+          http_response_status_code: String(status),
+        },
+        elapsedMs / 1000,
+      );
+      if (status === 200 && quietRoutes.has(route)) return;
+      const level: Level = status >= 500 ? 'error' : 'info';
+      if (!logEnabled(level)) return;
+      // After the other 'close' listeners: an API route's error is reported on its own 'close'.
+      queueMicrotask(() => {
+        try {
+          const reference = referenceFor(req.headers);
+          log(level, 'http.request', {
+            method: req.method,
+            path: loggedPath(url),
+            route,
+            status,
+            durationMs: Math.round(elapsedMs * 10) / 10,
+            ...(res.writableFinished ? {} : { aborted: true }),
+            ...(reference ? { reference } : {}),
+          });
+        } catch {
+          // As below.
+        }
+      });
+    } catch {
+      // Observing a request must never become its failure.
+    }
+  }
+
+  return {
+    requestStarted: (req, res) => {
+      const started = performance.now();
+      // The URL as it came: later stages rewrite req.url.
+      const url = req.url ?? '/';
+      res.once('close', () => finished(req, res, started, url));
+    },
+    answeredAs: (res, route) => {
+      (res as Labelled)[ROUTE] = route;
+    },
+  };
+}

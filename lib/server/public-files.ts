@@ -1,0 +1,24 @@
+// The files of public/, read once at start: Next serves each under its own path, and each is a
+// route of its own in the request metrics (lib/metrics/http-route.ts).
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+
+/** More than this many files and the rest count under one route: the label set stays bounded. */
+export const MAX_PUBLIC_ROUTES = 200;
+
+/** `/favicon.ico`, `/robots.txt`…; an empty set when there is no public/ folder. */
+export function readPublicFiles(root: string): ReadonlySet<string> {
+  const files = new Set<string>();
+  try {
+    const folder = path.join(root, 'public');
+    for (const entry of readdirSync(folder, { recursive: true, withFileTypes: true })) {
+      if (files.size >= MAX_PUBLIC_ROUTES) break;
+      if (!entry.isFile()) continue;
+      const relative = path.relative(folder, path.join(entry.parentPath, entry.name));
+      files.add(`/${relative.split(path.sep).join('/')}`);
+    }
+  } catch {
+    // No public/ folder: every file request is a 404.
+  }
+  return files;
+}
