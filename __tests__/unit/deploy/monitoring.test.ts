@@ -1,0 +1,227 @@
+// The monitoring files must agree with the app: every metric the alerting rules and the dashboard
+// name is one the app serves, and Prometheus is pointed at the port and path that serve them.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { readSettings } from '../../../lib/config/settings';
+import { recorderSlot } from '../../../lib/metrics/record';
+import { createMetrics } from '../../../lib/metrics/registry';
+
+const ROOT = path.resolve(__dirname, '../../..');
+const K8S = path.join(ROOT, 'deploy/kubernetes');
+const MONITORING = path.join(K8S, 'monitoring');
+
+const yamlFile = (file: string) =>
+  parseAllDocuments(readFileSync(file, 'utf8')).map((doc) => doc.toJS() as Record<string, unknown>);
+
+interface Kustomization {
+  resources: string[];
+  configMapGenerator: { name: string; files: string[]; options: { labels: Record<string, string> } }[];
+}
+interface PodMonitor {
+  kind: 'PodMonitor';
+  spec: {
+    selector: { matchLabels: Record<string, string> };
+    podTargetLabels: string[];
+    podMetricsEndpoints: { port: string; path: string }[];
+  };
+}
+interface Rule {
+  alert: string;
+  expr: string;
+  labels: { severity: string };
+  annotations: { summary: string; description: string };
+}
+interface PrometheusRule {
+  kind: 'PrometheusRule';
+  spec: { groups: { name: string; rules: Rule[] }[] };
+}
+interface Panel {
+  type: string;
+  title: string;
+  targets?: { expr: string }[];
+  panels?: Panel[];
+}
+
+const kustomization = yamlFile(path.join(MONITORING, 'kustomization.yaml'))[0] as unknown as Kustomization;
+const resources = kustomization.resources.flatMap((file) => yamlFile(path.join(MONITORING, file)));
+const podMonitor = resources.find((r) => r.kind === 'PodMonitor') as unknown as PodMonitor;
+const rules = (
+  resources.find((r) => r.kind === 'PrometheusRule') as unknown as PrometheusRule
+).spec.groups.flatMap((group) => group.rules);
+const dashboardFile = kustomization.configMapGenerator[0]!.files[0]!.split('=')[1]!;
+const dashboard = JSON.parse(readFileSync(path.join(MONITORING, dashboardFile), 'utf8')) as {
+  panels: Panel[];
+  templating: { list: { name: string; query: unknown }[] };
+};
+const deployment = yamlFile(path.join(K8S, 'deployment.yaml'))[0] as unknown as {
+  spec: {
+    template: {
+      metadata: { labels: Record<string, string>; annotations: Record<string, string> };
+      spec: { containers: { ports: { name: string; containerPort: number }[] }[] };
+    };
+  };
+};
+
+/** Series Prometheus makes itself for every target, not the app. */
+const PROMETHEUS_OWN = new Set(['up']);
+
+/** Every series name the app's registry serves: histograms with their _bucket, _sum and _count. */
+async function servedNames(): Promise<Set<string>> {
+  const metrics = createMetrics({ phase: () => 'ready', inFlight: () => 0, version: 'v', release: 'r' });
+  try {
+    const names = new Set<string>();
+    for (const { name, type } of await metrics.registry.getMetricsAsJSON()) {
+      names.add(name);
+      if (String(type) === 'histogram')
+        for (const suffix of ['_bucket', '_sum', '_count']) names.add(name + suffix);
+    }
+    return names;
+  } finally {
+    metrics.registry.clear();
+    recorderSlot.clear();
+  }
+}
+
+const KEYWORDS = new Set(['and', 'or', 'unless', 'bool', 'offset', 'inf', 'nan']);
+
+/** The metric names a PromQL expression reads: not its functions, labels, strings or durations. */
+function metricNames(expr: string): string[] {
+  const bare = expr
+    .replace(/"(?:[^"\\]|\\.)*"/g, '""')
+    .replace(/\$\{?\w+\}?/g, ' ')
+    .replace(/\{[^}]*\}/g, ' ')
+    .replace(/\[[^\]]*\]/g, ' ')
+    .replace(/\boffset\s+-?\w+/g, ' ')
+    .replace(/\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, ' ');
+  // Whole words only: a word followed by `(` is a function or an aggregation.
+  return [...bare.matchAll(/[A-Za-z_:][\w:]*/g)]
+    .filter(({ 0: name, index }) => !/^\s*\(/.test(bare.slice(index + name.length)))
+    .map(([name]) => name)
+    .filter((name) => !KEYWORDS.has(name.toLowerCase()));
+}
+
+function panelsOf(panels: Panel[]): Panel[] {
+  return panels.flatMap((panel) => [panel, ...panelsOf(panel.panels ?? [])]);
+}
+
+describe('reading metric names from PromQL', () => {
+  it('finds the metrics and nothing else', () => {
+    expect(
+      metricNames(
+        'histogram_quantile(0.95, sum by (le, http_route) (rate(a_bucket{x="y", pod=~"$pod"}[5m]))) / on (pod) b > bool 1',
+      ),
+    ).toEqual(['a_bucket', 'b']);
+    expect(metricNames('changes(c{status="fail"}[15m]) > 4 and d_total offset 5m')).toEqual(['c', 'd_total']);
+    expect(metricNames('max by (pod) (e[$__rate_interval])')).toEqual(['e']);
+  });
+});
+
+describe('the alerting rules', () => {
+  it('alert on the 5xx ratio, latency, readiness flapping, event-loop lag and restarts', () => {
+    const alerts = rules.map((rule) => rule.alert);
+    expect(alerts).toEqual(
+      expect.arrayContaining([
+        'AppShellHighErrorRatio',
+        'AppShellSlowRequests',
+        'AppShellReadinessFlapping',
+        'AppShellEventLoopLag',
+        'AppShellRestarting',
+      ]),
+    );
+    const byName = new Map(rules.map((rule) => [rule.alert, rule.expr]));
+    expect(byName.get('AppShellHighErrorRatio')).toContain('http_response_status_code=~"5.."');
+    expect(byName.get('AppShellSlowRequests')).toContain('histogram_quantile');
+    expect(byName.get('AppShellReadinessFlapping')).toContain('changes(app_health_status');
+    expect(byName.get('AppShellEventLoopLag')).toContain('nodejs_eventloop_lag_p99_seconds');
+    expect(byName.get('AppShellRestarting')).toContain('changes(process_start_time_seconds');
+  });
+
+  it('name only metrics the app serves', async () => {
+    const served = await servedNames();
+    const unknown = rules.flatMap((rule) =>
+      metricNames(rule.expr)
+        .filter((name) => !served.has(name) && !PROMETHEUS_OWN.has(name))
+        .map((name) => `${rule.alert}: ${name}`),
+    );
+    expect(unknown).toEqual([]);
+  });
+
+  it('each have a severity, a summary and a description', () => {
+    for (const rule of rules) {
+      expect(['critical', 'warning']).toContain(rule.labels.severity);
+      expect(rule.annotations.summary.length).toBeGreaterThan(10);
+      expect(rule.annotations.description.length).toBeGreaterThan(10);
+    }
+  });
+});
+
+describe('the Grafana dashboard', () => {
+  const targets = panelsOf(dashboard.panels).flatMap((panel) =>
+    (panel.targets ?? []).map((target) => ({ panel: panel.title, expr: target.expr })),
+  );
+
+  it('shows the request and process metrics', () => {
+    const named = new Set(targets.flatMap(({ expr }) => metricNames(expr)));
+    for (const name of [
+      'http_server_request_duration_seconds_count',
+      'http_server_request_duration_seconds_bucket',
+      'process_cpu_seconds_total',
+      'process_resident_memory_bytes',
+      'nodejs_heap_size_used_bytes',
+      'nodejs_eventloop_lag_p99_seconds',
+    ])
+      expect(named).toContain(name);
+  });
+
+  it('names only metrics the app serves', async () => {
+    const served = await servedNames();
+    const queries = [
+      ...targets,
+      ...dashboard.templating.list.map((variable) => ({
+        panel: `variable ${variable.name}`,
+        expr: typeof variable.query === 'object' ? (variable.query as { query: string }).query : '',
+      })),
+    ];
+    const unknown = queries.flatMap(({ panel, expr }) =>
+      metricNames(expr.replace(/^label_values\((.*),\s*\w+\)$/, '$1'))
+        .filter((name) => !served.has(name))
+        .map((name) => `${panel}: ${name}`),
+    );
+    expect(targets.length).toBeGreaterThan(10);
+    expect(unknown).toEqual([]);
+  });
+
+  it('is shipped as a ConfigMap for Grafana’s dashboard sidecar', () => {
+    expect(kustomization.configMapGenerator[0]!.options.labels).toEqual({ grafana_dashboard: '1' });
+  });
+});
+
+describe('the scrape configuration', () => {
+  const settings = readSettings({});
+  const template = deployment.spec.template;
+
+  it('points the PodMonitor at the management port’s /metrics, on the app’s pods', () => {
+    const [endpoint] = podMonitor.spec.podMetricsEndpoints;
+    expect(endpoint).toEqual(expect.objectContaining({ port: 'management', path: '/metrics' }));
+    expect(template.spec.containers[0]!.ports.find((port) => port.name === 'management')?.containerPort).toBe(
+      settings.managementPort,
+    );
+    expect(template.metadata.labels).toEqual(expect.objectContaining(podMonitor.spec.selector.matchLabels));
+  });
+
+  it('copies the pod label the rules and the dashboard select by', () => {
+    const label = podMonitor.spec.podTargetLabels[0]!.replace(/[^\w]/g, '_');
+    expect(label).toBe('app_kubernetes_io_name');
+    for (const { expr } of rules)
+      expect(expr).toContain(`${label}="${template.metadata.labels['app.kubernetes.io/name']}"`);
+  });
+
+  it('annotates the pods for annotation-based discovery with the same port and path', () => {
+    expect(template.metadata.annotations).toEqual({
+      'prometheus.io/scrape': 'true',
+      'prometheus.io/port': String(settings.managementPort),
+      'prometheus.io/path': '/metrics',
+    });
+  });
+});
