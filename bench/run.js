@@ -292,6 +292,56 @@ async function measureTunnelCost() {
   }
 }
 
+/**
+ * What the request metrics and the request log cost: the same build with both on (the defaults:
+ * the management listener and its registry, LOG_LEVEL=info) against both off (MANAGEMENT_PORT=0,
+ * LOG_LEVEL=warn). Healthy probes are timed but not logged; /404 is both. The log lines go to a
+ * file, as a container runtime writes them: read by this process, which also generates the load,
+ * they would slow the load, not the server.
+ */
+async function measureObservabilityCost() {
+  progress('metrics and request logs: on against off, same build');
+  const on = await startApp('.next-bench', { LOG_LEVEL: 'info' }, { stdoutFile: path.join(WORK, 'on.log') });
+  const off = await startApp(
+    '.next-bench',
+    { MANAGEMENT_PORT: '0', LOG_LEVEL: 'warn' },
+    { stdoutFile: path.join(WORK, 'off.log') },
+  );
+  try {
+    for (const [label, pathname] of [
+      ['/404', '/missing-page'],
+      ['/api/health', '/api/health'],
+    ]) {
+      const [a, b] = await alternate(
+        () => load({ url: `${on.url}${pathname}`, connections: CONNECTIONS, seconds: SECONDS }),
+        () => load({ url: `${off.url}${pathname}`, connections: CONNECTIONS, seconds: SECONDS }),
+      );
+      record({
+        section: 'Metrics and request logs (median of 2 alternating runs)',
+        name: `${label} throughput with metrics and request logs on`,
+        value: a.rps,
+        unit: 'req/s',
+        baselineName: 'same build with both off',
+        baseline: b.rps,
+        target: 'at least 0.95x',
+        met: a.rps >= 0.95 * b.rps,
+      });
+    }
+    const scrape = await fetch(`http://127.0.0.1:${on.managementPort}/metrics`);
+    const text = await scrape.text();
+    record({
+      section: 'Metrics and request logs (median of 2 alternating runs)',
+      name: '/metrics answer after the loads',
+      value: Buffer.byteLength(text),
+      unit: 'B',
+      baselineName: `no baseline; ${text.split('\n').filter((line) => line.startsWith('http_server_request_duration_seconds_count')).length} series of the request histogram`,
+      baseline: 0,
+    });
+  } finally {
+    await Promise.all([on.stop(), off.stop()]);
+  }
+}
+
 /** @param {string} bareDir */
 async function measureStarts(bareDir) {
   progress(`start to first ready answer, median of ${STARTS}`);
@@ -407,11 +457,15 @@ async function main() {
   buildApp('.next-bench-fixtures', { APP_SHELL_FIXTURES: '1' });
   const bareDir = buildBareApp();
 
-  await measureWeight(app, appDsn, path.join(bareDir, '.next'));
-  await measureServers(bareDir);
-  await measureTunnelCost();
-  await measureStarts(bareDir);
-  await measureLighthouse(bareDir);
+  // BENCH_ONLY=observability,tunnel (for instance) runs those parts alone.
+  const only = process.env.BENCH_ONLY?.split(',');
+  const part = (/** @type {string} */ name) => !only || only.includes(name);
+  if (part('weight')) await measureWeight(app, appDsn, path.join(bareDir, '.next'));
+  if (part('servers')) await measureServers(bareDir);
+  if (part('tunnel')) await measureTunnelCost();
+  if (part('observability')) await measureObservabilityCost();
+  if (part('starts')) await measureStarts(bareDir);
+  if (part('lighthouse')) await measureLighthouse(bareDir);
 
   printTable();
   const results = { machine: machine(), seconds: Math.round((Date.now() - began) / 1000), figures };

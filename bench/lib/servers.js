@@ -8,14 +8,17 @@ const { NEXT_BIN, ROOT } = require('./builds.js');
  * This app's production server (`npm start`).
  * @param {string} distDir  relative to the repository
  * @param {Record<string, string>} [env]
+ * @param {{ stdoutFile?: string }} [options]  `stdoutFile`: its log lines go to a file, as a
+ *   container runtime takes them, rather than to this process, which generates the load.
  */
-function startApp(distDir, env = {}) {
+function startApp(distDir, env = {}, { stdoutFile } = {}) {
   return startServerProcess({
     command: process.execPath,
     args: [path.join(ROOT, 'dist/lib/server/start.js')],
     cwd: ROOT,
     env: { NEXT_DIST_DIR: distDir, HOST: '127.0.0.1', ...env },
     readyPath: '/api/health/ready',
+    stdoutFile,
   });
 }
 

@@ -34,10 +34,19 @@ export interface RequestObserver {
 const ROUTE = Symbol('route');
 type Labelled = ServerResponse & { [ROUTE]?: string };
 
+/** Scrubbed URLs kept for the next request to the same URL: most traffic repeats a few paths. */
+const SCRUBBED_KEPT = 512;
+
 /** `/a?token=…` with its secrets scrubbed, cut to MAX_LOGGED_PATH. */
-export function loggedPath(url: string): string {
+export function loggedPath(url: string, kept: Map<string, string> = new Map()): string {
+  const known = kept.get(url);
+  if (known !== undefined) return known;
   const scrubbed = scrubUrl(url);
-  return scrubbed.length > MAX_LOGGED_PATH ? `${scrubbed.slice(0, MAX_LOGGED_PATH)}…` : scrubbed;
+  const logged = scrubbed.length > MAX_LOGGED_PATH ? `${scrubbed.slice(0, MAX_LOGGED_PATH)}…` : scrubbed;
+  // Bounded: a stranger's endless distinct URLs only ever empty it.
+  if (kept.size >= SCRUBBED_KEPT) kept.clear();
+  if (url.length <= MAX_LOGGED_PATH) kept.set(url, logged);
+  return logged;
 }
 
 export function createRequestObserver({
@@ -45,6 +54,7 @@ export function createRequestObserver({
   publicFiles,
   quietRoutes,
 }: RequestObserverOptions): RequestObserver {
+  const scrubbed = new Map<string, string>();
   function finished(req: IncomingMessage, res: Labelled, started: number, url: string): void {
     try {
       const elapsedMs = performance.now() - started;
@@ -69,7 +79,7 @@ export function createRequestObserver({
           const reference = referenceFor(req.headers);
           log(level, 'http.request', {
             method: req.method,
-            path: loggedPath(url),
+            path: loggedPath(url, scrubbed),
             route,
             status,
             durationMs: Math.round(elapsedMs * 10) / 10,

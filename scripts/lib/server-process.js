@@ -1,6 +1,7 @@
 // Starts a server process on a free loopback port and waits until it answers; used by the
 // end-to-end tests and the benchmarks alike. Plain CommonJS so both can load it.
 const { spawn } = require('node:child_process');
+const fs = require('node:fs');
 const http = require('node:http');
 const net = require('node:net');
 
@@ -67,9 +68,11 @@ function statusOf(url) {
 /**
  * @param {{ command: string, args: string[], cwd: string, env?: Record<string, string>,
  *   readyPath: string, readyStatus?: number, port?: number, timeoutMs?: number,
- *   setPortVariable?: boolean }} options
+ *   setPortVariable?: boolean, stdoutFile?: string }} options
  *   `args` may contain `{port}`, replaced by the chosen port. With `setPortVariable: false` the
  *   process is not given PORT (nor the parent's): it must find `port` by itself, from a .env file.
+ *   With `stdoutFile`, standard output goes to that file instead of this process (`output()` then
+ *   holds only standard error): a benchmark's load generator must not be its log reader too.
  * @returns {Promise<ServerProcess>}
  */
 async function startServerProcess({
@@ -82,6 +85,7 @@ async function startServerProcess({
   port,
   timeoutMs = 60_000,
   setPortVariable = true,
+  stdoutFile,
 }) {
   const chosen = port ?? (await freePort());
   /** @type {NodeJS.ProcessEnv} */
@@ -92,15 +96,18 @@ async function startServerProcess({
   if (env.MANAGEMENT_PORT === undefined) childEnv.MANAGEMENT_PORT = String(await freePort());
   const managementPort = Number(childEnv.MANAGEMENT_PORT);
   const started = performance.now();
+  const stdoutFd = stdoutFile ? fs.openSync(stdoutFile, 'w') : undefined;
   const child = spawn(
     command,
     args.map((arg) => arg.replace('{port}', String(chosen))),
     {
       cwd,
       env: childEnv,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', stdoutFd ?? 'pipe', 'pipe'],
     },
   );
+  // The child has its own copy of the descriptor.
+  if (stdoutFd !== undefined) fs.closeSync(stdoutFd);
   let output = '';
   child.stdout?.on('data', (chunk) => (output += chunk));
   child.stderr?.on('data', (chunk) => (output += chunk));

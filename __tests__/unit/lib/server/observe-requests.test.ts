@@ -6,6 +6,7 @@ import { setLogLevel } from '../../../../lib/log/logger';
 import { noteReference } from '../../../../lib/reporting/node/request-reference';
 import {
   createRequestObserver,
+  loggedPath,
   MAX_LOGGED_PATH,
   NO_ANSWER,
   type RequestObserver,
@@ -176,5 +177,23 @@ describe('a request, once answered', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(requestLines()).toEqual([]);
     expect(await counted()).toEqual([expect.objectContaining({ http_route: '/robots.txt', count: 1 })]);
+  });
+});
+
+describe('the logged path', () => {
+  it('is scrubbed the same when it comes from what was kept of an earlier request', () => {
+    const kept = new Map<string, string>();
+    const url = '/reset?token=s3cr3t-value';
+    expect(loggedPath(url, kept)).toBe('/reset?token=[Filtered]');
+    expect(kept.get(url)).toBe('/reset?token=[Filtered]');
+    expect(loggedPath(url, kept)).toBe('/reset?token=[Filtered]');
+  });
+
+  it('keeps at most a bounded number of paths, whatever a stranger sends', () => {
+    const kept = new Map<string, string>();
+    for (let i = 0; i < 2000; i += 1) loggedPath(`/random-${i}`, kept);
+    expect(kept.size).toBeLessThanOrEqual(512);
+    loggedPath(`/${'a'.repeat(MAX_LOGGED_PATH + 1)}`, kept);
+    expect([...kept.keys()].every((key) => key.length <= MAX_LOGGED_PATH)).toBe(true);
   });
 });
