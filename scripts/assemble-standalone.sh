@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Assembles the runnable server from a standalone build: Next's traced server files and
-# node_modules, the static assets, public/, and the app's compiled server (dist/, one tree).
+# node_modules, the static assets, public/, and the app's compiled server (dist/, one tree) with the
+# packages it needs beyond Next's trace.
 # The Dockerfile runs this; so does the test that boots the result, so the two cannot drift apart.
 # Usage: scripts/assemble-standalone.sh DIST_DIR DEST
 set -euo pipefail
@@ -26,6 +27,8 @@ if [ ! -f dist/lib/server/start.js ]; then
   exit 1
 fi
 cp -R dist "$dest/dist"
+# Next traced what its bundles require; the compiled server also requires packages no bundle does.
+node scripts/copy-server-dependencies.js "$dest"
 # Sources that the tracer copies along are not needed to run.
 rm -rf "$dest/pages" "$dest/lib"
 # Next's standalone output copies the project's .env files along. .dockerignore keeps them out of

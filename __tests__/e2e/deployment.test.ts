@@ -73,6 +73,12 @@ describe('the standalone server the image runs', () => {
     expect(asset.headers['cache-control']).toContain('immutable');
   });
 
+  it('serves /metrics on the management port: the packages only the compiled server needs are there', async () => {
+    const scrape = await fetch(`http://127.0.0.1:${server.managementPort}/metrics`);
+    expect(scrape.status).toBe(200);
+    expect(await scrape.text()).toContain('http_server_request_duration_seconds_count{');
+  });
+
   it('passes the Dockerfile’s HEALTHCHECK with exit 0', () => {
     expect(runHealthcheck()).toBe(0);
   });

@@ -1,0 +1,54 @@
+#!/usr/bin/env node
+// Copies into a standalone server folder the packages the compiled server (dist/) needs that Next's
+// own tracing left out. Next traces what its bundles require; the server outside them also requires
+// packages no bundle does (prom-client, for the metrics registry). @vercel/nft, the tracer Next
+// itself uses, follows dist/'s requires the same way, so nothing is listed by hand. A package Next
+// traced is left as Next traced it.
+// Usage: node scripts/copy-server-dependencies.js DEST   (run from the app's root, after dist/ is built)
+const fs = require('node:fs');
+const path = require('node:path');
+const { nodeFileTrace } = require('@vercel/nft');
+
+/** What runs in the server folder: the server, and the management listener's worker it starts by path. */
+const ENTRIES = ['dist/lib/server/start.js', 'dist/lib/management/worker.js'];
+
+async function main() {
+  const dest = process.argv[2];
+  if (!dest) throw new Error('usage: copy-server-dependencies.js DEST');
+  const root = process.cwd();
+  const { fileList } = await nodeFileTrace(ENTRIES, {
+    base: root,
+    // Next's own files are Next's trace's business: followed from here, `next` would pull in its
+    // development server and the compilers it loads.
+    ignore: (file) => file.startsWith(`node_modules${path.sep}next${path.sep}`),
+  });
+  /** Packages this script is copying: the rest of their files follow, though the folder now exists. */
+  const copiedPackages = new Set();
+  let copied = 0;
+  for (const file of [...fileList].sort()) {
+    // node_modules/name/… or node_modules/@scope/name/…, outermost package only.
+    const parts = file.split(path.sep);
+    if (parts[0] !== 'node_modules' || parts.length < 3) continue;
+    const packageRoot = path.join(...parts.slice(0, parts[1]?.startsWith('@') ? 3 : 2));
+    if (
+      packageRoot === path.join(...parts) ||
+      (fs.existsSync(path.join(dest, packageRoot)) && !copiedPackages.has(packageRoot))
+    )
+      continue;
+    const source = path.join(root, file);
+    if (!fs.statSync(source).isFile()) continue;
+    copiedPackages.add(packageRoot);
+    const target = path.join(dest, file);
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    fs.copyFileSync(source, target);
+    copied += 1;
+  }
+  process.stdout.write(
+    `Copied ${copied} files of ${copiedPackages.size} packages the server needs beyond Next's trace: ${[...copiedPackages].map((p) => path.basename(p)).join(', ') || 'none'}.\n`,
+  );
+}
+
+main().catch((error) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});
