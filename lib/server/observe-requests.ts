@@ -10,7 +10,7 @@ import type { Metrics } from '../metrics/registry';
 import { referenceFor } from '../reporting/node/request-reference';
 import { scrubUrl } from '../reporting/scrub/text';
 
-/** A logged path longer than this is cut: the line stays small whatever a stranger sends. */
+/** A logged path longer than this is cut (see cutUrl): the line stays small whatever a stranger sends. */
 export const MAX_LOGGED_PATH = 2048;
 
 /** What a request that got no answer at all counts as (nginx's "client closed request"). */
@@ -37,12 +37,39 @@ type Labelled = ServerResponse & { [ROUTE]?: string };
 /** Scrubbed URLs kept for the next request to the same URL: most traffic repeats a few paths. */
 const SCRUBBED_KEPT = 512;
 
-/** `/a?token=…` with its secrets scrubbed, cut to MAX_LOGGED_PATH. */
+/** How much of `text` fits in `max` characters without cutting between two `separator`s. */
+function wholeParts(text: string, separator: string, max: number): string {
+  let end = 0;
+  while (end < text.length) {
+    const next = text.indexOf(separator, end + 1);
+    const stop = next === -1 ? text.length : next;
+    if (stop > max) break;
+    end = stop;
+  }
+  return text.slice(0, end);
+}
+
+/**
+ * The URL cut to about MAX_LOGGED_PATH characters between path segments or between parameters,
+ * never inside one: the scrubber then reads a bounded text (a 16 KiB query cost milliseconds of
+ * it per request), and a cut can never leave the beginning of a secret it would not recognise.
+ */
+export function cutUrl(url: string): string {
+  if (url.length <= MAX_LOGGED_PATH) return url;
+  const queryAt = url.indexOf('?');
+  const path = queryAt === -1 ? url : url.slice(0, queryAt);
+  if (path.length > MAX_LOGGED_PATH) return `${wholeParts(path, '/', MAX_LOGGED_PATH)}/…`;
+  const query = url.slice(queryAt + 1);
+  const kept = wholeParts(query, '&', MAX_LOGGED_PATH - path.length - 1);
+  if (kept.length === query.length) return `${path}?${kept}`;
+  return kept ? `${path}?${kept}&…` : `${path}?…`;
+}
+
+/** `/a?token=…` cut (see cutUrl), then with its secrets scrubbed. */
 export function loggedPath(url: string, kept: Map<string, string> = new Map()): string {
   const known = kept.get(url);
   if (known !== undefined) return known;
-  const scrubbed = scrubUrl(url);
-  const logged = scrubbed.length > MAX_LOGGED_PATH ? `${scrubbed.slice(0, MAX_LOGGED_PATH)}…` : scrubbed;
+  const logged = scrubUrl(cutUrl(url));
   // Bounded: a stranger's endless distinct URLs only ever empty it.
   if (kept.size >= SCRUBBED_KEPT) kept.clear();
   if (url.length <= MAX_LOGGED_PATH) kept.set(url, logged);

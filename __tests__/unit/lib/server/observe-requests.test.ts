@@ -121,9 +121,9 @@ describe('a request, once answered', () => {
   });
 
   it('cuts a very long path, so a line stays small', async () => {
-    await (await fetch(`${base}/${'a'.repeat(10_000)}`)).text();
+    await (await fetch(`${base}/orders/${'a'.repeat(10_000)}`)).text();
     await until(() => requestLines().length === 1, 2000);
-    expect(String(requestLines()[0]!.path)).toHaveLength(MAX_LOGGED_PATH + 1);
+    expect(requestLines()[0]!.path).toBe('/orders/…');
   });
 
   it('does not log a healthy probe, but does log one that fails', async () => {
@@ -181,6 +181,20 @@ describe('a request, once answered', () => {
 });
 
 describe('the logged path', () => {
+  it('is cut between parameters, never inside one, and scrubbed', () => {
+    const params = Array.from({ length: 4000 }, (_, i) => `p${i}=${i}`);
+    params.splice(3, 0, 'token=s3cr3t-value');
+    const logged = loggedPath(`/search?${params.join('&')}&password=after-the-cut`);
+    expect(logged.length).toBeLessThanOrEqual(MAX_LOGGED_PATH + 2);
+    expect(logged).toMatch(/^\/search\?p0=0&p1=1&p2=2&token=\[Filtered\]&p3=3&.*&p\d+=\d+&…$/);
+    expect(logged).not.toContain('s3cr3t');
+    expect(logged).not.toContain('after-the-cut');
+  });
+
+  it('leaves out a parameter too long to keep whole', () => {
+    expect(loggedPath(`/a?jwt=${'x'.repeat(MAX_LOGGED_PATH)}`)).toBe('/a?…');
+  });
+
   it('is scrubbed the same when it comes from what was kept of an earlier request', () => {
     const kept = new Map<string, string>();
     const url = '/reset?token=s3cr3t-value';
