@@ -57,8 +57,9 @@ export default function nextConfig(phase: string): NextConfig {
     reactStrictMode: true,
     distDir,
     // Loaded from node_modules on the server, not bundled: the compiled server (lib/server/start.ts)
-    // requires it too, so both share one copy, and the standalone output traces it into the image.
-    serverExternalPackages: ['@sentry/core'],
+    // requires them too, so both share one copy (a product's own metrics join the server's one
+    // registry, lib/metrics/record.ts), and the standalone output traces them into the image.
+    serverExternalPackages: ['@sentry/core', 'prom-client'],
     ...(env ? { env } : {}),
     // A self-contained server folder for the container image (the Dockerfile sets this). Off
     // otherwise, because Next then warns on every start that `next start` cannot serve it.

@@ -2,6 +2,7 @@
 // ./registry.ts fills. Next bundles the server reporter with its own copy of every module, and a
 // registry made there would be another, empty one; the slot is one per process. With no registry
 // (MANAGEMENT_PORT=0, tests) recording does nothing.
+import type { Registry } from 'prom-client';
 import { processSlot } from '../process/slots';
 
 /** forwarded: the ingest answered (reason: its status class); refused: we answered 4xx/5xx ourselves. */
@@ -15,6 +16,25 @@ export interface Recorder {
 }
 
 export const recorderSlot = processSlot<Recorder>('metricsRecorder');
+
+/** The process's registry, for metrics of a product's own (./registry.ts writes it). */
+export const registrySlot = processSlot<Registry>('metricsRegistry');
+
+/**
+ * A metric of the product's own, in the process's one registry, so /metrics serves it: made by
+ * `create` the first time any copy of the calling module asks (each of Next's bundles has its own
+ * copy, and a second registration of one name would throw), the same metric every time after.
+ * Undefined with metrics off (MANAGEMENT_PORT=0, unit tests): record with `?.`.
+ *
+ *   const placed = productMetric('orders_placed_total', (registers) =>
+ *     new Counter({ name: 'orders_placed_total', help: 'Orders placed.', registers }));
+ *   placed?.inc();
+ */
+export function productMetric<T>(name: string, create: (registers: [Registry]) => T): T | undefined {
+  const registry = registrySlot.read();
+  if (!registry) return undefined;
+  return (registry.getSingleMetric(name) as T | undefined) ?? create([registry]);
+}
 
 /** Counts one tunnel request by outcome; `reason` is one of a fixed set of words. Never throws. */
 export function recordTunnel(outcome: TunnelOutcome, reason: string): void {

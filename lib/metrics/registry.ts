@@ -7,7 +7,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import { worstStatus } from '../health/run-checks';
 import type { HealthReport, HealthStatus } from '../health/types';
 import type { Phase } from '../lifecycle/state';
-import { recorderSlot, type ReportOutcome, type TunnelOutcome } from './record';
+import { recorderSlot, registrySlot, type ReportOutcome, type TunnelOutcome } from './record';
 
 /** OpenTelemetry's advice for http.server.request.duration, in seconds: 5 ms to 10 s. */
 export const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
@@ -102,6 +102,7 @@ export function createMetrics(sources: MetricsSources): Metrics {
   tunnelEnvelopes.inc({ outcome: 'forwarded', reason: '2xx' }, 0);
   errorReports.inc({ outcome: 'sent', reason: '' }, 0);
 
+  registrySlot.write(registry);
   // Bundled code (the server reporter) and the tunnel record through the slot.
   recorderSlot.write({
     tunnel: (outcome: TunnelOutcome, reason: string) => tunnelEnvelopes.inc({ outcome, reason }),

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { readSettings } from '../../../lib/config/settings';
-import { recorderSlot } from '../../../lib/metrics/record';
+import { recorderSlot, registrySlot } from '../../../lib/metrics/record';
 import { createMetrics } from '../../../lib/metrics/registry';
 
 const ROOT = path.resolve(__dirname, '../../..');
@@ -65,12 +65,14 @@ const deployment = yamlFile(path.join(K8S, 'deployment.yaml'))[0] as unknown as 
 
 /** Series Prometheus makes itself for every target, not the app. */
 const PROMETHEUS_OWN = new Set(['up']);
+/** The product's own metrics (lib/metrics/record.ts, productMetric), made where they are used. */
+const PRODUCT_METRICS = new Set<string>([]);
 
 /** Every series name the app's registry serves: histograms with their _bucket, _sum and _count. */
 async function servedNames(): Promise<Set<string>> {
   const metrics = createMetrics({ phase: () => 'ready', inFlight: () => 0, version: 'v', release: 'r' });
   try {
-    const names = new Set<string>();
+    const names = new Set<string>(PRODUCT_METRICS);
     for (const { name, type } of await metrics.registry.getMetricsAsJSON()) {
       names.add(name);
       if (String(type) === 'histogram')
@@ -80,6 +82,7 @@ async function servedNames(): Promise<Set<string>> {
   } finally {
     metrics.registry.clear();
     recorderSlot.clear();
+    registrySlot.clear();
   }
 }
 

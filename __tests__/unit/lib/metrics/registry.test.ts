@@ -1,5 +1,12 @@
 import type { Phase } from '../../../../lib/lifecycle/state';
-import { recordReport, recordTunnel, recorderSlot, statusClass } from '../../../../lib/metrics/record';
+import {
+  productMetric,
+  recordReport,
+  recordTunnel,
+  recorderSlot,
+  registrySlot,
+  statusClass,
+} from '../../../../lib/metrics/record';
 import { createMetrics, DURATION_BUCKETS, type Metrics } from '../../../../lib/metrics/registry';
 
 let phase: Phase;
@@ -12,6 +19,7 @@ beforeEach(() => {
 afterEach(() => {
   metrics.registry.clear();
   recorderSlot.clear();
+  registrySlot.clear();
 });
 
 /** The lines of a rendering that start with `name{` or `name `. */
@@ -138,5 +146,26 @@ describe('the status class of an ingest answer', () => {
     ]);
     expect(statusClass(undefined)).toBe('none');
     expect(statusClass(1000)).toBe('none');
+  });
+});
+
+describe("a product's own metric", () => {
+  it('joins the one registry, made once however many copies of a module ask for it', async () => {
+    const { Counter } = jest.requireActual<typeof import('prom-client')>('prom-client');
+    const make = () =>
+      productMetric(
+        'orders_placed_total',
+        (registers) => new Counter({ name: 'orders_placed_total', help: 'Orders placed.', registers }),
+      );
+    const first = make();
+    const second = make();
+    expect(second).toBe(first);
+    first?.inc(2);
+    expect(await lines('orders_placed_total')).toEqual(['orders_placed_total 2']);
+  });
+
+  it('is undefined with metrics off, so recording it does nothing', () => {
+    registrySlot.clear();
+    expect(productMetric('orders_placed_total', () => 'made')).toBeUndefined();
   });
 });
