@@ -17,6 +17,8 @@ let scrapeAnswer: { status: number; contentType: string | null };
 let exitCode: number | null;
 /** Requests that are not healthy probes: each must have its own line. */
 let logged: number;
+/** The random paths asked for. */
+let randomPaths: string[];
 
 beforeAll(async () => {
   server = await startServer({ distDir: FIXTURE_DIST });
@@ -24,8 +26,10 @@ beforeAll(async () => {
     const random = seededRandom(20);
     const word = () => Math.floor(random.next() * 36 ** 6).toString(36);
     logged = 0;
+    randomPaths = [];
     for (let i = 0; i < RANDOM_PATHS; i += 1) {
       const path = Array.from({ length: random.int(1, 4) }, word).join('/');
+      randomPaths.push(`/${path}`);
       const query = random.int(0, 3) === 0 ? `?token=${SECRET}&page=${i}` : `?q=${word()}`;
       await rawRequest(server.url, `/${path}${query}`);
       logged += 1;
@@ -181,5 +185,12 @@ describe('the request log', () => {
 
   it('holds no secret from a query string, in any line', () => {
     expect(server.output()).not.toContain(SECRET);
+  });
+
+  it('nor does /metrics, whatever the requests carried', () => {
+    expect(metrics).not.toContain(SECRET);
+    // No query string, and none of the random paths: only routes.
+    expect(metrics).not.toMatch(/[?&](?:token|q|page)=/);
+    expect(randomPaths.filter((path) => metrics.includes(path))).toEqual([]);
   });
 });
