@@ -22,8 +22,11 @@ export interface ManagementOptions {
   loopDelayMs: () => number;
   /** Readiness as /api/health/ready decides it. */
   readiness: () => Promise<HealthStatus>;
-  /** The registry as Prometheus text, for /metrics; without it /metrics is a 404. */
-  metrics?: () => Promise<MetricsText>;
+  /**
+   * The registry as Prometheus text, for /metrics, or null while there is none yet (a 503);
+   * without this option /metrics is a 404.
+   */
+  metrics?: () => Promise<MetricsText | null>;
   beatEveryMs?: number;
   decideEveryMs?: number;
   /** The compiled worker; beside this file in dist/. */
@@ -94,7 +97,7 @@ export async function startManagement(options: ManagementOptions): Promise<Manag
     const reply = (answer: ScrapeAnswer) => worker.postMessage(answer);
     if (!options.metrics) return reply({ kind: 'metrics-failed' });
     options.metrics().then(
-      (metrics) => reply({ kind: 'metrics', ...metrics }),
+      (metrics) => reply(metrics ? { kind: 'metrics', ...metrics } : { kind: 'metrics-failed' }),
       (error: unknown) => {
         log('error', 'management.metrics_failed', { error: errorFields(error) });
         reply({ kind: 'metrics-failed' });

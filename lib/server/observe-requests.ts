@@ -17,8 +17,8 @@ export const MAX_LOGGED_PATH = 2048;
 export const NO_ANSWER = 499;
 
 export interface RequestObserverOptions {
-  /** The histogram, or null with metrics off. */
-  duration: Metrics['requestDuration'] | null;
+  /** The histogram, or null with metrics off (or not yet made). */
+  duration: () => Metrics['requestDuration'] | null;
   /** The files of public/, served under their own path: each is a route of its own. */
   publicFiles: ReadonlySet<string>;
   /** Routes whose 200 answers are not logged: the health probes, asked every few seconds. */
@@ -89,7 +89,7 @@ export function createRequestObserver({
       const queryAt = url.indexOf('?');
       const route =
         res[ROUTE] ?? nextRoute(req, status, queryAt === -1 ? url : url.slice(0, queryAt), publicFiles);
-      duration?.observe(
+      duration()?.observe(
         {
           http_request_method: methodLabel(req.method),
           http_route: route,

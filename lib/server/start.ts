@@ -11,7 +11,6 @@ import { installSettings, readSettings, thresholdsOf, type Settings } from '../c
 import { readVariable } from '../config/variables';
 import { installGracefulShutdown } from '../lifecycle/graceful-shutdown';
 import { PROBE_PATHS } from '../health/probes';
-import type { RequestCounter } from '../lifecycle/graceful-shutdown';
 import { currentPhase, enterPhase } from '../lifecycle/state';
 import { captureConsole } from '../log/console';
 import { startManagement, type Management } from '../management/listener';
@@ -83,22 +82,22 @@ function configure(dev: boolean): { settings: Settings; distDir: string } {
   return { settings, distDir };
 }
 
+/** The process's metrics registry, once made: after the server is ready (see main). */
+interface MetricsHolder {
+  current: Metrics | null;
+}
+
 /**
- * The management listener (lib/management/) with the process's metrics registry (lib/metrics/),
- * unless MANAGEMENT_PORT is 0: then neither, and requests are not timed for a histogram.
+ * The management listener (lib/management/), unless MANAGEMENT_PORT is 0: then no listener and no
+ * metrics registry, and requests are not timed for a histogram.
  */
-async function manage(
-  settings: Settings,
-  inFlight: () => number,
-): Promise<{ management: Management; metrics: Metrics } | null> {
+async function manage(settings: Settings, metrics: MetricsHolder): Promise<Management | null> {
   if (settings.managementPort === 0) return null;
-  const [{ healthReport }, { processSampler }, { createMetrics }] = await Promise.all([
+  const [{ healthReport }, { processSampler }] = await Promise.all([
     import('../health/report'),
     import('../health/process-checks'),
-    import('../metrics/registry'),
   ]);
-  const metrics = createMetrics({ phase: currentPhase, inFlight, version: appVersion(), release: release() });
-  const management = await startManagement({
+  return startManagement({
     host: settings.host,
     port: settings.managementPort,
     limits: { wedgeMs: settings.livenessWedgeMs, loopDelay: thresholdsOf('eventLoopDelay', settings) },
@@ -107,20 +106,19 @@ async function manage(
     loopDelayMs: () => processSampler().latest().eventLoopDelayP99Ms,
     readiness: async () => {
       const report = await healthReport('ready');
-      metrics.observeHealth(report);
+      metrics.current?.observeHealth(report);
       return report.status;
     },
-    metrics: metrics.render,
+    // Until the registry exists, a scrape is answered 503.
+    metrics: () => metrics.current?.render() ?? Promise.resolve(null),
   });
-  return { management, metrics };
 }
 
 export async function main({ dev }: { dev: boolean }): Promise<void> {
   const { settings, distDir } = configure(dev);
   // First, so probes are answered (alive, not ready) while Next prepares.
-  let requests: RequestCounter | null = null;
-  const managed = await manage(settings, () => requests?.inFlight() ?? 0);
-  const management = managed?.management;
+  const metrics: MetricsHolder = { current: null };
+  const management = await manage(settings, metrics);
   const tunnelAt = tunnelPath();
   // Loaded only with a DSN: the tunnel needs @sentry/core (docs/own-server.md, "Start time").
   let tunnel: Tunnel | null = null;
@@ -138,7 +136,7 @@ export async function main({ dev }: { dev: boolean }): Promise<void> {
     dev,
     tunnel,
     observer: createRequestObserver({
-      duration: managed?.metrics.requestDuration ?? null,
+      duration: () => metrics.current?.requestDuration ?? null,
       publicFiles: readPublicFiles(ROOT),
       quietRoutes: new Set(Object.values(PROBE_PATHS)),
     }),
@@ -150,7 +148,6 @@ export async function main({ dev }: { dev: boolean }): Promise<void> {
     },
   });
   const { server } = pipeline;
-  requests = pipeline.requests;
   installGracefulShutdown({
     server,
     requests: pipeline.requests,
@@ -170,6 +167,17 @@ export async function main({ dev }: { dev: boolean }): Promise<void> {
   await warmUp(server);
   enterPhase('ready', { port });
   management?.refresh();
+  // After ready, not before: loading prom-client took ~20 ms, which every start (and every
+  // replica the autoscaler adds) waited for. Only the warm-up request goes untimed.
+  if (management) {
+    const { createMetrics } = await import('../metrics/registry');
+    metrics.current = createMetrics({
+      phase: currentPhase,
+      inFlight: pipeline.requests.inFlight,
+      version: appVersion(),
+      release: release(),
+    });
+  }
 }
 
 /** What the process does before main(): logs it can rely on, and errors that do not kill it. */

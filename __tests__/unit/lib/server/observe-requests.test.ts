@@ -32,7 +32,7 @@ beforeEach(async () => {
     registers: [registry],
   });
   observer = createRequestObserver({
-    duration,
+    duration: () => duration,
     publicFiles: new Set(['/robots.txt']),
     quietRoutes: new Set(['/api/health/ready']),
   });

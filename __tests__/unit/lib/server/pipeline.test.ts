@@ -76,7 +76,11 @@ beforeEach(async () => {
     next: fakeNext,
     tunnel: fakeTunnel,
     isApiRoute: (path) => path.startsWith('/api/health'),
-    observer: createRequestObserver({ duration, publicFiles: new Set(), quietRoutes: new Set() }),
+    observer: createRequestObserver({
+      duration: () => duration,
+      publicFiles: new Set(),
+      quietRoutes: new Set(),
+    }),
   });
   await new Promise<void>((resolve) => pipeline.server.listen(0, '127.0.0.1', resolve));
   port = (pipeline.server.address() as AddressInfo).port;
