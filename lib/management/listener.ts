@@ -94,7 +94,13 @@ export async function startManagement(options: ManagementOptions): Promise<Manag
   const restarts: number[] = [];
 
   const answerScrape = (worker: Worker) => {
-    const reply = (answer: ScrapeAnswer) => worker.postMessage(answer);
+    const reply = (answer: ScrapeAnswer) => {
+      try {
+        worker.postMessage(answer);
+      } catch {
+        // A worker that exited meanwhile: its scrape is gone with it.
+      }
+    };
     if (!options.metrics) return reply({ kind: 'metrics-failed' });
     options.metrics().then(
       (metrics) => reply(metrics ? { kind: 'metrics', ...metrics } : { kind: 'metrics-failed' }),

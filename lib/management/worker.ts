@@ -92,7 +92,9 @@ function serveMetrics(
             'Cache-Control': 'no-store',
             'Retry-After': '5',
           })
-          .end('The main thread did not answer in time; try again shortly.\n');
+          .end(
+            'No metrics right now: the server is starting, or its main thread did not answer within 5 s.\n',
+          );
         return;
       }
       res.writeHead(200, {
