@@ -24,6 +24,7 @@ import { adoptBuildValues } from './build-output';
 import { createRequestObserver } from './observe-requests';
 import { createPipeline } from './pipeline';
 import { readPublicFiles } from './public-files';
+import { reportingFileRedirect } from './reporting-file';
 
 // The compiled file sits at dist/lib/server/start.js, three folders below the app's root.
 const ROOT = path.resolve(__dirname, '../../..');
@@ -141,6 +142,7 @@ export async function main({ dev }: { dev: boolean }): Promise<void> {
       quietRoutes: new Set(Object.values(PROBE_PATHS)),
     }),
     isApiRoute: dev ? null : readApiRoutes(ROOT, distDir),
+    reportingFile: dev ? null : reportingFileRedirect(ROOT, distDir),
     next: {
       handle: app.getRequestHandler(),
       renderError: (req, res, pathname) => app.renderError(null, req, res, pathname, {}),
@@ -177,6 +179,8 @@ export async function main({ dev }: { dev: boolean }): Promise<void> {
       version: appVersion(),
       release: release(),
     });
+    // Readiness decided now, so the health gauges hold it from the first scrape.
+    management.refresh();
   }
 }
 
