@@ -13,8 +13,11 @@ export function startServer({
   env = {},
   nodeOptions,
   root = ROOT,
+  port,
 }: {
   distDir: string;
+  /** A port of the test's choosing (two builds in turn on one port); a free one otherwise. */
+  port?: number;
   env?: Record<string, string>;
   nodeOptions?: string;
   /** Where the app lives: the repository, or an assembled standalone folder. */
@@ -32,6 +35,7 @@ export function startServer({
     },
     readyPath: '/api/health/ready',
     timeoutMs: 30_000,
+    port,
   });
 }
 

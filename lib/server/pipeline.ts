@@ -10,8 +10,9 @@
 //                5. request target and Host: a path, or a 400
 //                6. query bound: too many parameters is a 414 before Next parses them
 //                7. the error-reporting tunnel
-//                8. unknown /api paths: a JSON 404
-//                9. Next, whose failure is reported with a reference and answered 500
+//                8. another build's reporting file: a redirect to this build's (./reporting-file.ts)
+//                9. unknown /api paths: a JSON 404
+//               10. Next, whose failure is reported with a reference and answered 500
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Settings } from '../config/settings';
 import { sendProblem } from '../http/problem';
@@ -53,6 +54,8 @@ export interface PipelineOptions {
   isApiRoute: ((path: string) => boolean) | null;
   /** Times and logs each request (./observe-requests.ts). */
   observer: RequestObserver;
+  /** Where a request for another build's reporting file goes (./reporting-file.ts), if anywhere. */
+  reportingFile?: ((path: string) => string | null) | null;
 }
 
 export interface Pipeline {
@@ -87,6 +90,7 @@ export function createPipeline({
   tunnel,
   isApiRoute,
   observer,
+  reportingFile = null,
 }: PipelineOptions): Pipeline {
   const requests = createRequestCounter();
   const setSecurityHeaders = securityHeaderSetter({ dev });
@@ -108,6 +112,13 @@ export function createPipeline({
     if (tunnel?.matches(req.url)) {
       observer.answeredAs(res, tunnel.path);
       void tunnel.handle(req, res);
+      return;
+    }
+    const moved = reportingFile?.(query.path);
+    if (moved) {
+      observer.answeredAs(res, ROUTES.nextAsset);
+      // Never cached: the next deploy moves it again.
+      res.writeHead(307, { Location: moved, 'Cache-Control': 'no-store' }).end();
       return;
     }
     if (isApiRoute && isApiPath(query.path) && !isApiRoute(query.path)) {

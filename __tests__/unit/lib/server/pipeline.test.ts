@@ -81,6 +81,8 @@ beforeEach(async () => {
       publicFiles: new Set(),
       quietRoutes: new Set(),
     }),
+    reportingFile: (path) =>
+      path === '/_next/static/chunks/reporting-old.js' ? '/_next/static/chunks/reporting-new.js' : null,
   });
   await new Promise<void>((resolve) => pipeline.server.listen(0, '127.0.0.1', resolve));
   port = (pipeline.server.address() as AddressInfo).port;
@@ -203,6 +205,17 @@ describe('the server pipeline', () => {
     for (let waited = 0; (await timedRoutes()).length < 4 && waited < 2000; waited += 10)
       await new Promise((resolve) => setTimeout(resolve, 10));
     expect(await timedRoutes()).toEqual(['(refused) 400', '(refused) 414', '/404 404', '/t3st 200']);
+  });
+
+  it('sends a request for another build’s reporting file to this build’s, uncached, before Next', async () => {
+    const answer = await get('/_next/static/chunks/reporting-old.js?v=1');
+    expect(answer.status).toBe(307);
+    expect(answer.headers.location).toEqual(['/_next/static/chunks/reporting-new.js']);
+    expect(answer.headers['cache-control']).toEqual(['no-store']);
+    expect(answer.headers['x-content-type-options']).toEqual(['nosniff']);
+    expect(nextSaw).toEqual([]);
+    await get('/_next/static/chunks/reporting-new.js');
+    expect(nextSaw).toEqual(['/_next/static/chunks/reporting-new.js']);
   });
 
   it('refuses protocol upgrades in production and CONNECT always', async () => {

@@ -1,0 +1,34 @@
+// The browser's reporting code is one file per build, named by its build id
+// (`reporting-<id>.js`, next.config.ts) so it can be cached forever. A page of the previous build
+// asks for its own file when it is idle, which can be after a new build has replaced it (a deploy
+// in the page's first seconds, or a page the browser restores from its cache); that file is gone,
+// and every error the page throws would be lost with it. The server answers such a request with a
+// redirect to the current build's file instead: the page hands its errors to whichever file
+// announces itself (lib/reporting/browser/reporter.ts), and that handshake is the same in every
+// build.
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+/** Another build's reporting file: the name next.config.ts gives it, with a build id of Next's alphabet. */
+const REPORTING_FILE = /^\/_next\/static\/chunks\/reporting-[A-Za-z0-9_-]{1,64}\.js$/;
+
+/**
+ * Where a request for another build's reporting file is sent: the current build's file, or null
+ * to let Next answer (the current file itself, any other path). Null as a whole when this build has
+ * no reporting file (no DSN) or no build id to read (`npm run dev`).
+ */
+export function reportingFileRedirect(
+  root: string,
+  distDir: string,
+): ((pathname: string) => string | null) | null {
+  let buildId: string;
+  try {
+    buildId = readFileSync(path.join(root, distDir, 'BUILD_ID'), 'utf8').trim();
+  } catch {
+    return null;
+  }
+  const file = `reporting-${buildId}.js`;
+  if (!existsSync(path.join(root, distDir, 'static', 'chunks', file))) return null;
+  const current = `/_next/static/chunks/${file}`;
+  return (pathname) => (pathname !== current && REPORTING_FILE.test(pathname) ? current : null);
+}
