@@ -263,30 +263,46 @@ async function measureServers(bareDir) {
   }
 }
 
+/**
+ * `/404` and `/api/health` throughput of `on` against `off`, the same build with one thing changed,
+ * median of 2 alternating runs; each recorded against the 5 % target.
+ * @param {import('../scripts/lib/server-process.js').ServerProcess} on
+ * @param {import('../scripts/lib/server-process.js').ServerProcess} off
+ * @param {{ section: string, with: string, baselineName: string, target: string }} figure
+ */
+async function compareThroughput(on, off, figure) {
+  for (const [label, pathname] of [
+    ['/404', '/missing-page'],
+    ['/api/health', '/api/health'],
+  ]) {
+    const [a, b] = await alternate(
+      () => load({ url: `${on.url}${pathname}`, connections: CONNECTIONS, seconds: SECONDS }),
+      () => load({ url: `${off.url}${pathname}`, connections: CONNECTIONS, seconds: SECONDS }),
+    );
+    record({
+      section: figure.section,
+      name: `${label} throughput ${figure.with}`,
+      value: a.rps,
+      unit: 'req/s',
+      baselineName: figure.baselineName,
+      baseline: b.rps,
+      target: figure.target,
+      met: a.rps >= 0.95 * b.rps,
+    });
+  }
+}
+
 async function measureTunnelCost() {
   progress('tunnel: the same app with and without SENTRY_DSN');
   const withTunnel = await startApp('.next-bench-dsn', { SENTRY_DSN: BENCH_DSN });
   const without = await startApp('.next-bench');
   try {
-    for (const [label, pathname] of [
-      ['/404', '/missing-page'],
-      ['/api/health', '/api/health'],
-    ]) {
-      const [a, b] = await alternate(
-        () => load({ url: `${withTunnel.url}${pathname}`, connections: CONNECTIONS, seconds: SECONDS }),
-        () => load({ url: `${without.url}${pathname}`, connections: CONNECTIONS, seconds: SECONDS }),
-      );
-      record({
-        section: 'Tunnel cost (median of 2 alternating runs)',
-        name: `${label} throughput with the tunnel`,
-        value: a.rps,
-        unit: 'req/s',
-        baselineName: 'same build without SENTRY_DSN (no tunnel)',
-        baseline: b.rps,
-        target: 'within 5 %',
-        met: a.rps >= 0.95 * b.rps,
-      });
-    }
+    await compareThroughput(withTunnel, without, {
+      section: 'Tunnel cost (median of 2 alternating runs)',
+      with: 'with the tunnel',
+      baselineName: 'same build without SENTRY_DSN (no tunnel)',
+      target: 'within 5 %',
+    });
   } finally {
     await Promise.all([withTunnel.stop(), without.stop()]);
   }
@@ -308,25 +324,12 @@ async function measureObservabilityCost() {
     { stdoutFile: path.join(WORK, 'off.log') },
   );
   try {
-    for (const [label, pathname] of [
-      ['/404', '/missing-page'],
-      ['/api/health', '/api/health'],
-    ]) {
-      const [a, b] = await alternate(
-        () => load({ url: `${on.url}${pathname}`, connections: CONNECTIONS, seconds: SECONDS }),
-        () => load({ url: `${off.url}${pathname}`, connections: CONNECTIONS, seconds: SECONDS }),
-      );
-      record({
-        section: 'Metrics and request logs (median of 2 alternating runs)',
-        name: `${label} throughput with metrics and request logs on`,
-        value: a.rps,
-        unit: 'req/s',
-        baselineName: 'same build with both off',
-        baseline: b.rps,
-        target: 'at least 0.95x',
-        met: a.rps >= 0.95 * b.rps,
-      });
-    }
+    await compareThroughput(on, off, {
+      section: 'Metrics and request logs (median of 2 alternating runs)',
+      with: 'with metrics and request logs on',
+      baselineName: 'same build with both off',
+      target: 'at least 0.95x',
+    });
     const scrape = await fetch(`http://127.0.0.1:${on.managementPort}/metrics`);
     const text = await scrape.text();
     record({
