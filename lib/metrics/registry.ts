@@ -15,6 +15,17 @@ export const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5
 const PHASES: readonly Phase[] = ['starting', 'ready', 'draining', 'closed'];
 const STATUSES: readonly HealthStatus[] = ['pass', 'warn', 'fail'];
 
+/** Sets a state set: 1 under `key` for the current state, 0 for the others, beside `labels`. */
+function setStates(
+  gauge: Gauge<string>,
+  key: string,
+  states: readonly string[],
+  current: string,
+  labels: Record<string, string> = {},
+): void {
+  for (const state of states) gauge.set({ ...labels, [key]: state }, state === current ? 1 : 0);
+}
+
 export interface MetricsSources {
   phase: () => Phase;
   /** Requests in flight right now. */
@@ -67,8 +78,7 @@ export function createMetrics(sources: MetricsSources): Metrics {
     labelNames: ['phase'] as const,
     registers: [registry],
     collect() {
-      const current = sources.phase();
-      for (const phase of PHASES) this.set({ phase }, phase === current ? 1 : 0);
+      setStates(this, 'phase', PHASES, sources.phase());
     },
   });
 
@@ -113,11 +123,9 @@ export function createMetrics(sources: MetricsSources): Metrics {
     registry,
     requestDuration,
     observeHealth: ({ status, checks }) => {
-      for (const state of STATUSES) healthStatus.set({ status: state }, state === status ? 1 : 0);
-      for (const [check, observations] of Object.entries(checks)) {
-        const worst = worstStatus(observations.map((o) => o.status));
-        for (const state of STATUSES) checkStatus.set({ check, status: state }, state === worst ? 1 : 0);
-      }
+      setStates(healthStatus, 'status', STATUSES, status);
+      for (const [check, observations] of Object.entries(checks))
+        setStates(checkStatus, 'status', STATUSES, worstStatus(observations.map((o) => o.status)), { check });
     },
     render: async () => ({ contentType: registry.contentType, text: await registry.metrics() }),
   };
