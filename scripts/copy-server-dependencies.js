@@ -22,29 +22,26 @@ async function main() {
     // development server and the compilers it loads.
     ignore: (file) => file.startsWith(`node_modules${path.sep}next${path.sep}`),
   });
-  /** Packages this script is copying: the rest of their files follow, though the folder now exists. */
-  const copiedPackages = new Set();
+  /** Each package's decision, made at its first file: copied only when Next's trace lacks it. */
+  const copying = new Map();
   let copied = 0;
   for (const file of [...fileList].sort()) {
     // node_modules/name/… or node_modules/@scope/name/…, outermost package only.
     const parts = file.split(path.sep);
     if (parts[0] !== 'node_modules' || parts.length < 3) continue;
     const packageRoot = path.join(...parts.slice(0, parts[1]?.startsWith('@') ? 3 : 2));
-    if (
-      packageRoot === path.join(...parts) ||
-      (fs.existsSync(path.join(dest, packageRoot)) && !copiedPackages.has(packageRoot))
-    )
-      continue;
+    if (!copying.has(packageRoot)) copying.set(packageRoot, !fs.existsSync(path.join(dest, packageRoot)));
+    if (!copying.get(packageRoot)) continue;
     const source = path.join(root, file);
     if (!fs.statSync(source).isFile()) continue;
-    copiedPackages.add(packageRoot);
     const target = path.join(dest, file);
     fs.mkdirSync(path.dirname(target), { recursive: true });
     fs.copyFileSync(source, target);
     copied += 1;
   }
+  const packages = [...copying].filter(([, copy]) => copy).map(([name]) => path.basename(name));
   process.stdout.write(
-    `Copied ${copied} files of ${copiedPackages.size} packages the server needs beyond Next's trace: ${[...copiedPackages].map((p) => path.basename(p)).join(', ') || 'none'}.\n`,
+    `Copied ${copied} files of ${packages.length} packages the server needs beyond Next's trace: ${packages.join(', ') || 'none'}.\n`,
   );
 }
 
