@@ -1,8 +1,11 @@
 // A leak check: after a warm-up, 100,000 more requests across pages, health and the error-reporting
-// tunnel leave the live heap (after a full garbage collection) and resident memory within a stated
-// bound: +8 MiB of heap, which a leak of 84 bytes per request would exceed, and +48 MiB of RSS (503
-// bytes per request). Node 24 grows RSS by some 250 MiB in the first seconds of load and then holds
-// it, which is why the bounds are measured from the end of the warm-up.
+// tunnel leave the live heap (after a full garbage collection) and the memory that buffers hold
+// outside it within a stated bound: +8 MiB each, which a leak of 84 bytes per request would exceed.
+// Resident memory (RSS) gets a loose bound only, +128 MiB (1.3 KiB per request): after a full
+// collection it still moves by ±100 MiB between runs of the same build (measured 187 → 132,
+// 284 → 168 and 183 → 202 MiB in three runs in a row, and +55 MiB once in CI), as V8 and malloc
+// return pages or keep them. Node 24 grows RSS by some 250 MiB in the first seconds of load and then
+// holds it, which is why every bound is measured from the end of the warm-up.
 import { once } from 'node:events';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -20,7 +23,8 @@ const REQUESTS = 100_000;
 const CONNECTIONS = 16;
 /** Growth allowed after the warm-up: live heap (after a full GC) and resident memory. */
 const MAX_HEAP_GROWTH_MIB = 8;
-const MAX_RSS_GROWTH_MIB = 48;
+const MAX_BUFFER_GROWTH_MIB = 8;
+const MAX_RSS_GROWTH_MIB = 128;
 const MIB = 1024 * 1024;
 const MEMORY_FILE = path.join(tmpdir(), `app-shell-memory-${process.pid}.json`);
 
@@ -28,6 +32,8 @@ interface Memory {
   reading: number;
   rss: number;
   heapUsed: number;
+  /** Memory of Buffers and other objects held outside V8's heap (includes arrayBuffers). */
+  external: number;
 }
 
 const envelope = `{"event_id":"${'d'.repeat(32)}","dsn":"${build.dsn}"}\n{"type":"event"}\n{"message":"leak check","level":"error"}\n`;
@@ -111,6 +117,7 @@ it(`holds memory over ${REQUESTS.toLocaleString('en')} requests across pages, he
   const measured = await run(REQUESTS);
   const after = await memory();
   const heapGrowth = (after.heapUsed - before.heapUsed) / MIB;
+  const bufferGrowth = (after.external - before.external) / MIB;
   const rssGrowth = (after.rss - before.rss) / MIB;
   const statuses = {
     '2xx': measured.result['2xx'],
@@ -124,6 +131,7 @@ it(`holds memory over ${REQUESTS.toLocaleString('en')} requests across pages, he
     worstLatencyMs: measured.result.latency.max,
     note:
       `heap after full GC ${(before.heapUsed / MIB).toFixed(1)} → ${(after.heapUsed / MIB).toFixed(1)} MiB (bound +${MAX_HEAP_GROWTH_MIB}); ` +
+      `outside the heap ${(before.external / MIB).toFixed(1)} → ${(after.external / MIB).toFixed(1)} MiB (bound +${MAX_BUFFER_GROWTH_MIB}); ` +
       `RSS ${(before.rss / MIB).toFixed(0)} → ${(after.rss / MIB).toFixed(0)} MiB (bound +${MAX_RSS_GROWTH_MIB}); ` +
       `${forwarded - forwardedBefore} reports forwarded; ${Math.round(measured.result.requests.average)} req/s`,
   });
@@ -134,5 +142,6 @@ it(`holds memory over ${REQUESTS.toLocaleString('en')} requests across pages, he
   expect(statuses['4xx']).toBe(REQUESTS / ROUND.length);
   expect(forwarded - forwardedBefore).toBe(REQUESTS / ROUND.length);
   expect(heapGrowth).toBeLessThan(MAX_HEAP_GROWTH_MIB);
+  expect(bufferGrowth).toBeLessThan(MAX_BUFFER_GROWTH_MIB);
   expect(rssGrowth).toBeLessThan(MAX_RSS_GROWTH_MIB);
 });
