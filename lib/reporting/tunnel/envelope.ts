@@ -3,34 +3,44 @@
 //
 // - The DSN in the first line is compared before anything else is read: junk for another DSN, or
 //   no envelope at all, costs one scan for a newline.
-// - The SDK sends one error event per envelope, so that is all that passes: one item, of type
-//   `event`, and nothing after it. The work is a few scans and one JSON parse of the payload,
-//   linear in the body's size.
+// - The browser SDK sends one item per envelope: an error event, a transaction (sampled page loads
+//   and navigations) or a session update (release health). That is all that passes: one item of
+//   one of those three types, and nothing after it. The work is a few scans and one JSON parse of
+//   the payload, linear in the body's size.
 // - SECURITY: the ingest gets a canonical re-serialisation of what was parsed (Sentry's own
 //   createEnvelope and serializeEnvelope), never the raw bytes. A duplicate key
 //   (`{"type":"check_in","type":"event"}`, a foreign DSN before ours), a length that disagrees with
 //   the payload or a stray line ending could make another parser read an item type or DSN that
 //   was never approved; in the re-serialised envelope every key is written once, as checked.
-import { createEnvelope, type Event, type EventEnvelope, serializeEnvelope } from '@sentry/core';
+import { createEnvelope, type Envelope, serializeEnvelope } from '@sentry/core';
 
 const NEWLINE = 0x0a;
 /** The SDK's envelope header is a few hundred bytes; a first line longer than this is no envelope. */
 const MAX_HEADER_BYTES = 16 * 1024;
 /** The same for an item header. */
 const MAX_ITEM_HEADER_BYTES = 1024;
-/** The envelope-header fields the SDK writes for an error event, and all that is forwarded. */
+/** The envelope-header fields the SDK writes for these items, and all that is forwarded. */
 const HEADER_FIELDS = ['event_id', 'sent_at', 'dsn', 'sdk', 'trace'] as const;
+/**
+ * The item types forwarded: what the browser SDK sends for errors, traces and release health.
+ * SECURITY: check-ins, feedback, replays, attachments, profiles, client reports, logs and the rest
+ * could forge monitors or spend the project's quota, and this app's browser code sends none.
+ */
+export const FORWARDED_ITEM_TYPES: ReadonlySet<string> = new Set(['event', 'transaction', 'session']);
 
 /**
  * Why an envelope is refused. Each reason has one fixed, short answer (never an echo of what was
  * sent), so a refusal costs a few hundred bytes whatever the body was.
  */
-export type Refusal = 'not-an-envelope' | 'foreign-dsn' | 'not-one-event';
+export type Refusal = 'not-an-envelope' | 'foreign-dsn' | 'not-one-item';
 
 export const REFUSAL_ANSWERS: Readonly<Record<Refusal, { status: number; message: string }>> = {
   'not-an-envelope': { status: 400, message: 'Not a Sentry envelope.' },
   'foreign-dsn': { status: 403, message: 'This tunnel only forwards envelopes for its own DSN.' },
-  'not-one-event': { status: 400, message: 'This tunnel only forwards one error event per envelope.' },
+  'not-one-item': {
+    status: 400,
+    message: 'This tunnel only forwards one event, transaction or session per envelope.',
+  },
 };
 
 export type EnvelopeCheck = { ok: true; envelope: Uint8Array | string } | { ok: false; refusal: Refusal };
@@ -72,13 +82,14 @@ export function checkEnvelope(body: Uint8Array, dsn: string): EnvelopeCheck {
     // SECURITY: only envelopes for this app's own DSN: the tunnel is no open relay into Sentry.
     if (header.dsn !== dsn) return refuse('foreign-dsn');
 
-    // 2. Exactly one item, an error event. SECURITY: check-ins, feedback, sessions, attachments and
-    // the rest could forge monitors or spend the project's quota.
+    // 2. Exactly one item, of a type forwarded.
     const itemHeaderStart = headerEnd + 1;
     const itemHeaderEnd = lineEnd(body, itemHeaderStart, MAX_ITEM_HEADER_BYTES);
-    if (itemHeaderEnd === null || itemHeaderEnd === body.length) return refuse('not-one-event');
+    if (itemHeaderEnd === null || itemHeaderEnd === body.length) return refuse('not-one-item');
     const itemHeader = jsonObject(body.subarray(itemHeaderStart, itemHeaderEnd));
-    if (itemHeader === null || itemHeader.type !== 'event') return refuse('not-one-event');
+    const type = itemHeader?.type;
+    if (itemHeader === null || typeof type !== 'string' || !FORWARDED_ITEM_TYPES.has(type))
+      return refuse('not-one-item');
 
     // 3. The payload: `length` bytes when the header says so, else the rest of the line; after it
     // at most one newline.
@@ -87,24 +98,23 @@ export function checkEnvelope(body: Uint8Array, dsn: string): EnvelopeCheck {
     if (itemHeader.length !== undefined) {
       const length = itemHeader.length;
       if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 0)
-        return refuse('not-one-event');
+        return refuse('not-one-item');
       payloadEnd = payloadStart + length;
-      if (payloadEnd > body.length) return refuse('not-one-event');
+      if (payloadEnd > body.length) return refuse('not-one-item');
     } else {
       payloadEnd = lineEnd(body, payloadStart, body.length) ?? body.length;
     }
     const rest = body.length - payloadEnd;
-    if (rest > 1 || (rest === 1 && body[payloadEnd] !== NEWLINE)) return refuse('not-one-event');
-    const event = jsonObject(body.subarray(payloadStart, payloadEnd));
-    if (event === null) return refuse('not-one-event');
+    if (rest > 1 || (rest === 1 && body[payloadEnd] !== NEWLINE)) return refuse('not-one-item');
+    const payload = jsonObject(body.subarray(payloadStart, payloadEnd));
+    if (payload === null) return refuse('not-one-item');
 
     // 4. Written anew: each key once, as read; the payload on one line (JSON.stringify writes no
     // raw newline), so it needs no length.
     const headers: Record<string, unknown> = {};
     for (const field of HEADER_FIELDS) if (header[field] !== undefined) headers[field] = header[field];
-    const envelope = createEnvelope<EventEnvelope>(headers as EventEnvelope[0], [
-      [{ type: 'event' }, event as Event],
-    ]);
+    // (Typed loosely: the three item types share this one shape, a type and an object.)
+    const envelope = createEnvelope<Envelope>(headers as Envelope[0], [[{ type }, payload]] as Envelope[1]);
     return { ok: true, envelope: serializeEnvelope(envelope) };
   } catch {
     return refuse('not-an-envelope');

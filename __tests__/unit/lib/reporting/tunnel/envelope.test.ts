@@ -34,6 +34,14 @@ describe('checkEnvelope', () => {
     expect(lines).toEqual([JSON.parse(HEADER), { type: 'event' }, JSON.parse(EVENT)]);
   });
 
+  it.each([
+    ['a transaction', 'transaction', '{"type":"transaction","transaction":"/orders/[id]","spans":[]}'],
+    ['a session update', 'session', '{"sid":"' + 'b'.repeat(32) + '","status":"ok","errors":0}'],
+  ])('passes %s, the other item the browser SDK sends', (_name, type, payload) => {
+    const lines = forwardedLines(`${HEADER}\n{"type":"${type}"}\n${payload}\n`);
+    expect(lines).toEqual([JSON.parse(HEADER), { type }, JSON.parse(payload)]);
+  });
+
   it('reads a payload by its declared length, and one with newlines of its own', () => {
     const pretty = JSON.stringify(JSON.parse(EVENT), null, 2);
     const lines = forwardedLines(
@@ -75,16 +83,26 @@ describe('checkEnvelope', () => {
     ['a header without a DSN', `{"event_id":"x"}\n{"type":"event"}\n${EVENT}`, 'not-an-envelope'],
     ['a header that is an array', `["${DSN}"]\n{"type":"event"}\n${EVENT}`, 'not-an-envelope'],
     ['another DSN', `{"dsn":"${FOREIGN}"}\n{"type":"event"}\n${EVENT}`, 'foreign-dsn'],
-    ['no item', `${HEADER}\n`, 'not-one-event'],
-    ['a check-in', `${HEADER}\n{"type":"check_in"}\n{}`, 'not-one-event'],
-    ['a second item', `${HEADER}\n{"type":"event"}\n${EVENT}\n{"type":"event"}\n${EVENT}`, 'not-one-event'],
-    ['an empty second item', `${HEADER}\n{"type":"event"}\n${EVENT}\n{}\n`, 'not-one-event'],
-    ['junk after the payload', `${HEADER}\n{"type":"event"}\n${EVENT}\n\n`, 'not-one-event'],
-    ['a length past the end', `${HEADER}\n{"type":"event","length":9999}\n${EVENT}`, 'not-one-event'],
-    ['a length short of the payload', `${HEADER}\n{"type":"event","length":5}\n${EVENT}`, 'not-one-event'],
-    ['a length that is no number', `${HEADER}\n{"type":"event","length":"12"}\n${EVENT}`, 'not-one-event'],
-    ['a payload that is not JSON', `${HEADER}\n{"type":"event"}\nnot json`, 'not-one-event'],
-    ['a payload that is not an object', `${HEADER}\n{"type":"event"}\n[1,2]`, 'not-one-event'],
+    ['no item', `${HEADER}\n`, 'not-one-item'],
+    ['a check-in', `${HEADER}\n{"type":"check_in"}\n{}`, 'not-one-item'],
+    ['user feedback', `${HEADER}\n{"type":"feedback"}\n{}`, 'not-one-item'],
+    ['a replay', `${HEADER}\n{"type":"replay_event"}\n{}`, 'not-one-item'],
+    ['an attachment', `${HEADER}\n{"type":"attachment","length":2}\n{}`, 'not-one-item'],
+    ['aggregated sessions', `${HEADER}\n{"type":"sessions"}\n{}`, 'not-one-item'],
+    ['an item type that is no string', `${HEADER}\n{"type":["event"]}\n${EVENT}`, 'not-one-item'],
+    [
+      'a session after an event',
+      `${HEADER}\n{"type":"event"}\n${EVENT}\n{"type":"session"}\n{}`,
+      'not-one-item',
+    ],
+    ['a second item', `${HEADER}\n{"type":"event"}\n${EVENT}\n{"type":"event"}\n${EVENT}`, 'not-one-item'],
+    ['an empty second item', `${HEADER}\n{"type":"event"}\n${EVENT}\n{}\n`, 'not-one-item'],
+    ['junk after the payload', `${HEADER}\n{"type":"event"}\n${EVENT}\n\n`, 'not-one-item'],
+    ['a length past the end', `${HEADER}\n{"type":"event","length":9999}\n${EVENT}`, 'not-one-item'],
+    ['a length short of the payload', `${HEADER}\n{"type":"event","length":5}\n${EVENT}`, 'not-one-item'],
+    ['a length that is no number', `${HEADER}\n{"type":"event","length":"12"}\n${EVENT}`, 'not-one-item'],
+    ['a payload that is not JSON', `${HEADER}\n{"type":"event"}\nnot json`, 'not-one-item'],
+    ['a payload that is not an object', `${HEADER}\n{"type":"event"}\n[1,2]`, 'not-one-item'],
   ])('refuses %s', (_name, envelope, refusal) => {
     expect(check(envelope)).toEqual({ ok: false, refusal });
   });
@@ -94,7 +112,7 @@ describe('checkEnvelope', () => {
     const junk = `{"dsn":"${FOREIGN}"}\n${'1\n'.repeat(500_000)}`;
     expect(check(junk)).toEqual({ ok: false, refusal: 'foreign-dsn' });
     // After ours: the refusal is the items', found at the second item, whatever follows.
-    expect(check(`${HEADER}\n{}\n${'1\n'.repeat(500_000)}`)).toEqual({ ok: false, refusal: 'not-one-event' });
+    expect(check(`${HEADER}\n{}\n${'1\n'.repeat(500_000)}`)).toEqual({ ok: false, refusal: 'not-one-item' });
   });
 
   it('answers every refusal in a few fixed words, far under a kilobyte', () => {
@@ -107,7 +125,7 @@ describe('checkEnvelope', () => {
   it('never throws, whatever the bytes', () => {
     const nested = `${HEADER}\n{"type":"event"}\n${'['.repeat(200_000)}`;
     expect(() => check(nested)).not.toThrow();
-    expect(check(nested)).toEqual({ ok: false, refusal: 'not-one-event' });
+    expect(check(nested)).toEqual({ ok: false, refusal: 'not-one-item' });
     expect(() => checkEnvelope(new Uint8Array([0xff, 0xfe, 0x0a, 0x00]), DSN)).not.toThrow();
   });
 });

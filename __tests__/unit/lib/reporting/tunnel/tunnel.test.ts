@@ -249,19 +249,33 @@ describe('the tunnel carries only this app’s own reports', () => {
     `{"event_id":"${'c'.repeat(32)}","dsn":"${dsn}"}\n` +
     types.map((type) => `{"type":"${type}"}\n{"x":1}\n`).join('');
 
-  it.each(['check_in', 'feedback', 'session', 'sessions', 'attachment', 'client_report', 'replay_event'])(
-    'refuses an envelope with a %s item with 400 and forwards nothing',
-    async (type) => {
-      const res = await post(withItems(tunnelDsn, type));
-      expect(res.status).toBe(400);
-      // One fixed sentence: nothing that was sent is echoed back.
-      expect(await res.text()).toBe('This tunnel only forwards one error event per envelope.');
-      expect(forwarded).toEqual([]);
-    },
-  );
+  it.each([
+    'check_in',
+    'feedback',
+    'sessions',
+    'attachment',
+    'client_report',
+    'replay_event',
+    'profile',
+    'log',
+  ])('refuses an envelope with a %s item with 400 and forwards nothing', async (type) => {
+    const res = await post(withItems(tunnelDsn, type));
+    expect(res.status).toBe(400);
+    // One fixed sentence: nothing that was sent is echoed back.
+    expect(await res.text()).toBe(
+      'This tunnel only forwards one event, transaction or session per envelope.',
+    );
+    expect(forwarded).toEqual([]);
+  });
+
+  it.each(['event', 'transaction', 'session'])('forwards one %s item', async (type) => {
+    expect((await post(withItems(tunnelDsn, type))).status).toBe(200);
+    expect(forwarded).toHaveLength(1);
+  });
 
   it('refuses an error event that smuggles another item along', async () => {
     expect((await post(withItems(tunnelDsn, 'event', 'check_in'))).status).toBe(400);
+    expect((await post(withItems(tunnelDsn, 'session', 'session'))).status).toBe(400);
     expect((await post(withItems(tunnelDsn))).status).toBe(400);
     expect(forwarded).toEqual([]);
   });
