@@ -4,7 +4,7 @@
 // - The DSN in the first line is compared before anything else is read: junk for another DSN, or
 //   no envelope at all, costs one scan for a newline.
 // - The browser SDK sends one item per envelope: an error event, a transaction (sampled page loads
-//   and navigations) or a session update (release health). That is all that passes: one item of
+//   and navigations), a session update (release health) or a span sent on its own (INP). That is all that passes: one item of
 //   one of those three types, and nothing after it. The work is a few scans and one JSON parse of
 //   the payload, linear in the body's size.
 // - SECURITY: the ingest gets a canonical re-serialisation of what was parsed (Sentry's own
@@ -22,11 +22,27 @@ const MAX_ITEM_HEADER_BYTES = 1024;
 /** The envelope-header fields the SDK writes for these items, and all that is forwarded. */
 const HEADER_FIELDS = ['event_id', 'sent_at', 'dsn', 'sdk', 'trace'] as const;
 /**
- * The item types forwarded: what the browser SDK sends for errors, traces and release health.
+ * The item types forwarded: what the browser SDK sends for errors, traces and release health. A
+ * `span` item is a container of spans the SDK sends on their own rather than inside a transaction:
+ * Web Vitals such as INP, measured after an interaction.
  * SECURITY: check-ins, feedback, replays, attachments, profiles, client reports, logs and the rest
  * could forge monitors or spend the project's quota, and this app's browser code sends none.
  */
-export const FORWARDED_ITEM_TYPES: ReadonlySet<string> = new Set(['event', 'transaction', 'session']);
+export const FORWARDED_ITEM_TYPES: ReadonlySet<string> = new Set(['event', 'transaction', 'session', 'span']);
+/** The one content type of a span container, and the most spans one may hold (the SDK sends one). */
+const SPAN_CONTENT_TYPE = 'application/vnd.sentry.items.span.v2+json';
+const MAX_SPANS_PER_ITEM = 100;
+
+/** The item header to forward for `type`, from what was read; null when it is not what the SDK writes. */
+function forwardedItemHeader(type: string, read: Record<string, unknown>): Record<string, unknown> | null {
+  if (type !== 'span') return { type };
+  // Ingest reads a span container by its content type and count: both kept, as checked.
+  const count = read.item_count;
+  if (read.content_type !== SPAN_CONTENT_TYPE) return null;
+  if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > MAX_SPANS_PER_ITEM)
+    return null;
+  return { type, item_count: count, content_type: SPAN_CONTENT_TYPE };
+}
 
 /**
  * Why an envelope is refused. Each reason has one fixed, short answer (never an echo of what was
@@ -39,7 +55,7 @@ export const REFUSAL_ANSWERS: Readonly<Record<Refusal, { status: number; message
   'foreign-dsn': { status: 403, message: 'This tunnel only forwards envelopes for its own DSN.' },
   'not-one-item': {
     status: 400,
-    message: 'This tunnel only forwards one event, transaction or session per envelope.',
+    message: 'This tunnel only forwards one event, transaction, session or span item per envelope.',
   },
 };
 
@@ -90,6 +106,8 @@ export function checkEnvelope(body: Uint8Array, dsn: string): EnvelopeCheck {
     const type = itemHeader?.type;
     if (itemHeader === null || typeof type !== 'string' || !FORWARDED_ITEM_TYPES.has(type))
       return refuse('not-one-item');
+    const forwardedHeader = forwardedItemHeader(type, itemHeader);
+    if (forwardedHeader === null) return refuse('not-one-item');
 
     // 3. The payload: `length` bytes when the header says so, else the rest of the line; after it
     // at most one newline.
@@ -113,8 +131,11 @@ export function checkEnvelope(body: Uint8Array, dsn: string): EnvelopeCheck {
     // raw newline), so it needs no length.
     const headers: Record<string, unknown> = {};
     for (const field of HEADER_FIELDS) if (header[field] !== undefined) headers[field] = header[field];
-    // (Typed loosely: the three item types share this one shape, a type and an object.)
-    const envelope = createEnvelope<Envelope>(headers as Envelope[0], [[{ type }, payload]] as Envelope[1]);
+    // (Typed loosely: the item types forwarded share this one shape, a header and an object.)
+    const envelope = createEnvelope<Envelope>(
+      headers as Envelope[0],
+      [[forwardedHeader, payload]] as unknown as Envelope[1],
+    );
     return { ok: true, envelope: serializeEnvelope(envelope) };
   } catch {
     return refuse('not-an-envelope');

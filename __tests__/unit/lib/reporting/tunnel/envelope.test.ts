@@ -42,6 +42,35 @@ describe('checkEnvelope', () => {
     expect(lines).toEqual([JSON.parse(HEADER), { type }, JSON.parse(payload)]);
   });
 
+  it('passes a span container (INP) with its content type and count, and nothing else of its header', () => {
+    const spans = '{"version":2,"items":[{"name":"click","trace_id":"' + 'c'.repeat(32) + '"}]}';
+    const lines = forwardedLines(
+      `${HEADER}\n{"type":"span","item_count":1,"content_type":"application/vnd.sentry.items.span.v2+json","x":1}\n${spans}`,
+    );
+    expect(lines[1]).toEqual({
+      type: 'span',
+      item_count: 1,
+      content_type: 'application/vnd.sentry.items.span.v2+json',
+    });
+    expect(lines[2]).toEqual(JSON.parse(spans));
+  });
+
+  it.each([
+    ['no content type', '{"type":"span","item_count":1}'],
+    ['another content type', '{"type":"span","item_count":1,"content_type":"application/json"}'],
+    ['no count', '{"type":"span","content_type":"application/vnd.sentry.items.span.v2+json"}'],
+    [
+      'a count of 0',
+      '{"type":"span","item_count":0,"content_type":"application/vnd.sentry.items.span.v2+json"}',
+    ],
+    [
+      'a count of 10,000',
+      '{"type":"span","item_count":10000,"content_type":"application/vnd.sentry.items.span.v2+json"}',
+    ],
+  ])('refuses a span item with %s', (_name, itemHeader) => {
+    expect(check(`${HEADER}\n${itemHeader}\n{"items":[]}`)).toEqual({ ok: false, refusal: 'not-one-item' });
+  });
+
   it('reads a payload by its declared length, and one with newlines of its own', () => {
     const pretty = JSON.stringify(JSON.parse(EVENT), null, 2);
     const lines = forwardedLines(

@@ -263,7 +263,7 @@ describe('the tunnel carries only this app’s own reports', () => {
     expect(res.status).toBe(400);
     // One fixed sentence: nothing that was sent is echoed back.
     expect(await res.text()).toBe(
-      'This tunnel only forwards one event, transaction or session per envelope.',
+      'This tunnel only forwards one event, transaction, session or span item per envelope.',
     );
     expect(forwarded).toEqual([]);
   });
