@@ -16,6 +16,7 @@ export const REFUSED: Record<string, string[] | null> = {
   SENTRY_ENVIRONMENT: null,
   SENTRY_RELEASE: null,
   SENTRY_TUNNEL_PATH: ['tunnel', '/a', '/api', '/_next', '/with/slash', `/${'x'.repeat(70)}`],
+  SENTRY_TRACES_SAMPLE_RATE: ['-0.1', '1.5', '10%', 'all', 'NaN', 'Infinity'],
   SENTRY_AUTH_TOKEN: null,
   SENTRY_ORG: null,
   SENTRY_PROJECT: null,

@@ -15,6 +15,7 @@ export function buildTimeEnv(env: Env, { dev, root }: { dev: boolean; root: stri
     APP_SENTRY_DSN: reporting.dsn ?? '',
     APP_SENTRY_ENVIRONMENT: reporting.environment,
     APP_SENTRY_TUNNEL_PATH: reporting.tunnelPath ?? '',
+    APP_SENTRY_TRACES_SAMPLE_RATE: String(reporting.tracesSampleRate),
     // Always defined, so the bundles get constants instead of a run-time lookup.
     APP_SERVICE_NAME: readVariable('serviceName', env, problems),
     APP_HOME_HREF: readVariable('homeHref', env, problems) ?? '',

@@ -13,6 +13,8 @@ export type BuildEnv = {
   APP_SENTRY_ENVIRONMENT: string;
   /** '' without a DSN. */
   APP_SENTRY_TUNNEL_PATH: string;
+  /** The share of page views traced, '0' to '1'; '0' without a DSN. */
+  APP_SENTRY_TRACES_SAMPLE_RATE: string;
   APP_SERVICE_NAME: string;
   APP_HOME_HREF: string;
   APP_CONTACT_HREF: string;
@@ -34,3 +36,6 @@ export const sentryEnvironment = (): string => process.env.APP_SENTRY_ENVIRONMEN
 
 /** The same-origin path browsers post reports to, or null without a DSN. */
 export const tunnelPath = (): string | null => process.env.APP_SENTRY_TUNNEL_PATH || null;
+
+/** The share of page views (and server requests) traced, 0 to 1; 0 without a DSN or tracing. */
+export const tracesSampleRate = (): number => Number(process.env.APP_SENTRY_TRACES_SAMPLE_RATE) || 0;

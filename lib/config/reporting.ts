@@ -9,6 +9,8 @@ export interface ReportingConfig {
   environment: string;
   /** The same-origin path browsers send envelopes to. */
   tunnelPath: string | null;
+  /** The share of page views traced, 0 to 1; 0 without a DSN. */
+  tracesSampleRate: number;
 }
 
 /** Throws one line naming every bad variable. */
@@ -18,10 +20,11 @@ export function readReportingConfig(env: Env, { dev }: { dev: boolean }): Report
   const tunnelPath = readVariable('sentryTunnelPath', env, problems);
   const environment =
     readVariable('sentryEnvironment', env, problems) ?? (dev ? 'development' : 'production');
+  const tracesSampleRate = readVariable('sentryTracesSampleRate', env, problems);
   if (problems.length > 0) throw new Error(`Invalid error-reporting configuration: ${problems.join('; ')}.`);
-  if (!dsn) return { dsn: null, environment, tunnelPath: null };
+  if (!dsn) return { dsn: null, environment, tunnelPath: null, tracesSampleRate: 0 };
   // Sentry's default path: a hash of the DSN, which gives ad-block filter lists nothing to match.
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- @sentry/core only with a DSN
   const { getTunnelPath } = require('@sentry/core') as typeof import('@sentry/core');
-  return { dsn, environment, tunnelPath: tunnelPath ?? getTunnelPath(dsn) ?? null };
+  return { dsn, environment, tunnelPath: tunnelPath ?? getTunnelPath(dsn) ?? null, tracesSampleRate };
 }

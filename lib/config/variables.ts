@@ -194,6 +194,15 @@ export const VARIABLES = {
     fallback: null,
     defaultText: 'a hash of the DSN, such as /a3awwd',
   }),
+  sentryTracesSampleRate: variable({
+    name: 'SENTRY_TRACES_SAMPLE_RATE',
+    readAt: 'build',
+    group: 'reporting',
+    meaning:
+      "The share of page views traced (page load and navigation transactions with Web Vitals, one trace with the server's transaction), decided before any tracing code loads. At 0 no browser downloads tracing code and the server makes no transactions (docs/performance.md).",
+    check: decimal(0, 1),
+    fallback: 0,
+  }),
   // --- Source maps ---
   sentryAuthToken: variable({
     name: 'SENTRY_AUTH_TOKEN',

@@ -34,6 +34,7 @@ describe('buildTimeEnv: what every bundle gets', () => {
       APP_SENTRY_DSN: '',
       APP_SENTRY_ENVIRONMENT: 'production',
       APP_SENTRY_TUNNEL_PATH: '',
+      APP_SENTRY_TRACES_SAMPLE_RATE: '0',
       APP_SERVICE_NAME: 'This service',
       APP_HOME_HREF: '',
       APP_CONTACT_HREF: '',
@@ -51,9 +52,23 @@ describe('buildTimeEnv: what every bundle gets', () => {
         APP_RELEASE: 'v9',
         APP_SENTRY_DSN: DSN,
         APP_SENTRY_TUNNEL_PATH: '/a6qqfl',
+        APP_SENTRY_TRACES_SAMPLE_RATE: '0',
         APP_SERVICE_NAME: 'Orders',
       }),
     );
+  });
+
+  it('carries the traces sample rate only with a DSN', () => {
+    expect(
+      buildTimeEnv({ SENTRY_DSN: DSN, SENTRY_TRACES_SAMPLE_RATE: '0.25' }, { dev: false, root }),
+    ).toEqual(expect.objectContaining({ APP_SENTRY_TRACES_SAMPLE_RATE: '0.25' }));
+    // Without a DSN nothing could send a transaction: no tracing code is built.
+    expect(buildTimeEnv({ SENTRY_TRACES_SAMPLE_RATE: '1' }, { dev: false, root })).toEqual(
+      expect.objectContaining({ APP_SENTRY_TRACES_SAMPLE_RATE: '0' }),
+    );
+    expect(() =>
+      buildTimeEnv({ SENTRY_DSN: DSN, SENTRY_TRACES_SAMPLE_RATE: '2' }, { dev: false, root }),
+    ).toThrow('SENTRY_TRACES_SAMPLE_RATE');
   });
 
   describe('the release', () => {

@@ -6,7 +6,7 @@ const DSN = 'https://abc123@o1.ingest.example.io/42';
 describe('readReportingConfig', () => {
   it('turns reporting off without SENTRY_DSN, the default on a fresh machine', () => {
     const config = readReportingConfig({}, { dev: false });
-    expect(config).toEqual({ dsn: null, environment: 'production', tunnelPath: null });
+    expect(config).toEqual({ dsn: null, environment: 'production', tunnelPath: null, tracesSampleRate: 0 });
   });
 
   it('defaults the environment to production for builds and development under next dev', () => {
