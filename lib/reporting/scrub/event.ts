@@ -1,7 +1,7 @@
 // What of an event may leave: the user never, the request by allow-list (method, URL as its route,
 // query, user agent), breadcrumbs without console output, and everything else scrubbed whole
 // (./deep.ts).
-import type { Breadcrumb, Event } from '@sentry/core';
+import type { Breadcrumb, Event, SpanJSON } from '@sentry/core';
 import { scrubDeep } from './deep';
 import { asRoute, type ScrubOptions } from './route';
 import { scrubParams, scrubUrl } from './text';
@@ -35,6 +35,75 @@ export function scrubEvent<E extends Event>(event: E, options: ScrubOptions = {}
   } catch {
     // If scrubbing fails, send less rather than risk sending a secret.
     return { event_id: event.event_id, level: event.level, message: 'Event dropped by the scrubber' } as E;
+  }
+}
+
+/** Span data fields that hold a URL or a path: reported as the route they belong to. */
+const URL_FIELDS = ['url', 'http.url', 'url.full', 'url.path'];
+/** A span description that names a request: `GET https://host/orders/42?x=1`. */
+const REQUEST_DESCRIPTION = /^([A-Z]{3,7}) (\S+)$/;
+
+/** Numeric span data the scrubber would take for a secret by its name (`…code`), and is not one. */
+const NUMERIC_FIELDS = ['http.response.status_code'];
+
+function routedData(data: Record<string, unknown> | undefined, options: ScrubOptions) {
+  if (!data) return data;
+  const out = { ...data };
+  for (const field of URL_FIELDS) {
+    const value = out[field];
+    if (typeof value === 'string') out[field] = asRoute(value, options.routeOf, options.origin);
+  }
+  return out;
+}
+
+/** Puts back the NUMERIC_FIELDS of `before` that are numbers, after `after` was scrubbed. */
+function keepNumbers(
+  before: Record<string, unknown> | undefined,
+  after: Record<string, unknown> | undefined,
+) {
+  if (!before || !after) return;
+  for (const field of NUMERIC_FIELDS) if (typeof before[field] === 'number') after[field] = before[field];
+}
+
+function routedDescription(description: string | undefined, options: ScrubOptions): string | undefined {
+  if (!description) return description;
+  const request = REQUEST_DESCRIPTION.exec(description);
+  if (request) return `${request[1]} ${asRoute(request[2]!, options.routeOf, options.origin)}`;
+  return /^(\/|https?:)/.test(description)
+    ? asRoute(description, options.routeOf, options.origin)
+    : description;
+}
+
+/**
+ * A transaction: what an event keeps, and every URL its spans and trace context name (span
+ * descriptions, `url.full` and the like) reported as the route it belongs to before the secrets in
+ * what is left are scrubbed like any other value.
+ */
+export function scrubTransaction<E extends Event>(event: E, options: ScrubOptions = {}): E | null {
+  try {
+    const trace = event.contexts?.trace;
+    const routed: E = {
+      ...event,
+      ...(trace
+        ? { contexts: { ...event.contexts, trace: { ...trace, data: routedData(trace.data, options) } } }
+        : {}),
+      ...(event.spans
+        ? {
+            spans: event.spans.map((span): SpanJSON => ({
+              ...span,
+              description: routedDescription(span.description, options),
+              data: routedData(span.data, options) as SpanJSON['data'],
+            })),
+          }
+        : {}),
+    };
+    const scrubbed = scrubEvent(routed, options);
+    keepNumbers(trace?.data, scrubbed.contexts?.trace?.data);
+    event.spans?.forEach((span, i) => keepNumbers(span.data, scrubbed.spans?.[i]?.data));
+    return scrubbed;
+  } catch {
+    // A transaction is worth less than the risk: none is sent rather than one half scrubbed.
+    return null;
   }
 }
 

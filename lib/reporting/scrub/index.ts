@@ -3,7 +3,7 @@
 // (./text.ts), any value (./deep.ts), events and breadcrumbs (./event.ts), routes (./route.ts).
 export { FILTERED } from './patterns';
 export { scrubFields } from './deep';
-export { scrubBreadcrumbOrDrop, scrubEvent } from './event';
+export { scrubBreadcrumbOrDrop, scrubEvent, scrubTransaction } from './event';
 export { asRoute, type ScrubOptions } from './route';
 export { scrubText, scrubUrl } from './text';
 

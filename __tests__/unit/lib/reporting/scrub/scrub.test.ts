@@ -4,6 +4,7 @@ import {
   FILTERED,
   scrubBreadcrumbOrDrop,
   scrubEvent,
+  scrubTransaction,
   scrubFields,
   scrubText,
   scrubUrl,
@@ -300,6 +301,77 @@ describe('scrubEvent', () => {
       level: 'error',
       message: 'Event dropped by the scrubber',
     });
+  });
+});
+
+describe('scrubTransaction', () => {
+  const routeOf = (path: string) => (path.startsWith('/orders/') ? '/orders/[id]' : undefined);
+  const options = { routeOf, origin: 'https://app.test' };
+  const transaction = (): Event => ({
+    type: 'transaction',
+    transaction: '/orders/[id]',
+    contexts: {
+      trace: {
+        trace_id: 'a'.repeat(32),
+        span_id: 'b'.repeat(16),
+        data: {
+          'url.full': 'https://app.test/orders/42?token=s3cr3t',
+          'http.response.status_code': 200,
+        },
+      },
+    },
+    spans: [
+      {
+        span_id: 'c'.repeat(16),
+        trace_id: 'a'.repeat(32),
+        start_timestamp: 1,
+        op: 'http.client',
+        description: 'GET https://app.test/orders/42?api_key=s3cr3t',
+        data: {
+          url: '/orders/42',
+          'http.url': 'https://app.test/orders/42',
+          'http.response.status_code': 404,
+        },
+        status: 'ok',
+      },
+      {
+        span_id: 'd'.repeat(16),
+        trace_id: 'a'.repeat(32),
+        start_timestamp: 1,
+        op: 'resource.script',
+        description: '/_next/static/chunks/main.js',
+        data: {},
+        status: 'ok',
+      },
+    ],
+  });
+
+  it('names every URL of the app by its route, and scrubs what secrets the rest holds', () => {
+    const out = scrubTransaction(transaction(), options)!;
+    expect(out.contexts!.trace!.data!['url.full']).toBe('https://app.test/orders/[id]?token=[Filtered]');
+    expect(out.spans![0]!.description).toBe('GET https://app.test/orders/[id]?api_key=[Filtered]');
+    expect(out.spans![0]!.data).toMatchObject({
+      url: '/orders/[id]',
+      'http.url': 'https://app.test/orders/[id]',
+    });
+    expect(out.spans![1]!.description).toBe('/_next/static/chunks/main.js');
+    expect(JSON.stringify(out)).not.toMatch(/orders\/42|s3cr3t/);
+  });
+
+  it('keeps the status codes the secret names would otherwise take', () => {
+    const out = scrubTransaction(transaction(), options)!;
+    expect(out.contexts!.trace!.data!['http.response.status_code']).toBe(200);
+    expect(out.spans![0]!.data!['http.response.status_code']).toBe(404);
+  });
+
+  it('drops a transaction it cannot scrub rather than send it half scrubbed', () => {
+    const broken = transaction();
+    Object.defineProperty(broken, 'spans', {
+      get() {
+        throw new Error('hostile getter');
+      },
+    });
+    expect(scrubTransaction(broken, options)).toBeNull();
   });
 });
 
