@@ -40,6 +40,9 @@ function buildFolder() {
   return folder;
 }
 
+/** The webpack layer of the reporting file sampled visitors load (see webpack() below). */
+const TRACING_LAYER = 'app-shell-tracing';
+
 export default function nextConfig(phase: string): NextConfig {
   const { distDir, output } = buildFolder();
   const dev = phase === PHASE_DEVELOPMENT_SERVER;
@@ -78,32 +81,54 @@ export default function nextConfig(phase: string): NextConfig {
     },
     webpack(config, { webpack, isServer, buildId, dev }) {
       if (!dev && config.devtool === 'source-map') config.devtool = 'hidden-source-map';
-      // Where the browser finds the SDK file; '' where there is none (servers, builds without a
-      // DSN), so the reporter's loader folds away (lib/reporting/browser/reporter.ts).
-      const sdkFile = !isServer && env?.APP_SENTRY_DSN ? `static/chunks/reporting-${buildId}.js` : '';
+      // Where the browser finds the SDK files; '' where there is none (servers, builds without a
+      // DSN, and for tracing builds that sample nothing), so the reporter's loader folds away
+      // (lib/reporting/browser/reporter.ts).
+      const reporting = !isServer && Boolean(env?.APP_SENTRY_DSN);
+      const tracing = reporting && Number(env?.APP_SENTRY_TRACES_SAMPLE_RATE) > 0;
+      const sdkFile = reporting ? `static/chunks/reporting-${buildId}.js` : '';
+      const tracingFile = tracing ? `static/chunks/reporting-tracing-${buildId}.js` : '';
       config.plugins.push(
         new webpack.DefinePlugin({
           'process.env.APP_SENTRY_SDK_URL': JSON.stringify(sdkFile ? `/_next/${sdkFile}` : ''),
+          'process.env.APP_SENTRY_TRACING_URL': JSON.stringify(tracingFile ? `/_next/${tracingFile}` : ''),
         }),
       );
-      if (sdkFile) {
-        // The browser SDK as an entry of its own, loaded by a script element once the page is idle
-        // (lib/reporting/browser/reporter.ts). A dynamic import() would add webpack's chunk-loading
-        // runtime to every page's first-load JS. The build id in the name makes it cacheable forever.
-        const nextEntries = config.entry;
-        config.entry = async () => ({
-          ...(await nextEntries()),
-          'app-shell-reporting': {
-            import: path.join(__dirname, 'lib/reporting/browser/sdk-entry.ts'),
-            filename: sdkFile,
-          },
+      // The browser SDK as entries of their own, loaded by a script element once the page is idle
+      // (lib/reporting/browser/reporter.ts): errors and sessions for every visitor, and the same
+      // with tracing for sampled ones. A dynamic import() would add webpack's chunk-loading runtime
+      // to every page's first-load JS. The build id in the names makes them cacheable forever.
+      const reportingEntries: Record<string, { import: string; filename: string; layer?: string }> = {};
+      if (sdkFile)
+        reportingEntries['app-shell-reporting'] = {
+          import: path.join(__dirname, 'lib/reporting/browser/sdk-entry.ts'),
+          filename: sdkFile,
+        };
+      if (tracingFile) {
+        // In a webpack layer of its own, where Sentry's modules are separate copies built with
+        // their tracing flag on (scripts/webpack/sentry-tracing-flag.js); it is off everywhere
+        // else (below), so the plain file does not carry the tracing code the flag guards.
+        reportingEntries['app-shell-reporting-tracing'] = {
+          import: path.join(__dirname, 'lib/reporting/browser/tracing-entry.ts'),
+          filename: tracingFile,
+          layer: TRACING_LAYER,
+        };
+        config.module.rules.push({
+          issuerLayer: TRACING_LAYER,
+          // (Only @sentry/core reads the flag.)
+          test: /[\\/]node_modules[\\/]@sentry[\\/]core[\\/].+\.m?js$/,
+          use: [path.join(__dirname, 'scripts/webpack/sentry-tracing-flag.js')],
         });
-        // Keep it in one file: chunks split off it would never be loaded by a plain script element.
+      }
+      if (sdkFile) {
+        const nextEntries = config.entry;
+        config.entry = async () => ({ ...(await nextEntries()), ...reportingEntries });
+        // Each in one file: chunks split off them would never be loaded by a plain script element.
         const splitChunks = config.optimization?.splitChunks;
         if (splitChunks && typeof splitChunks.chunks === 'function') {
           const nextChunks = splitChunks.chunks;
           splitChunks.chunks = (chunk: { name?: string }) =>
-            chunk.name !== 'app-shell-reporting' && nextChunks(chunk);
+            !(chunk.name && chunk.name in reportingEntries) && nextChunks(chunk);
         }
       }
       if (withFixtures && isServer) {
@@ -116,7 +141,8 @@ export default function nextConfig(phase: string): NextConfig {
         );
       }
       if (!isServer) {
-        // Leave Sentry's debug logging, tracing and replay code out of the lazily loaded SDK chunk.
+        // Leave Sentry's debug logging, tracing and replay code out of the lazily loaded SDK
+        // files (the tracing file's copy of Sentry has the tracing flag set before this applies).
         config.plugins.push(
           new webpack.DefinePlugin({
             __SENTRY_DEBUG__: false,

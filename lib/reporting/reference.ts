@@ -17,13 +17,11 @@ const REFERENCE = Symbol.for('app-shell.reference');
 
 /** 32 lower-case hex digits, as Sentry's event ids are; works on plain http too (no randomUUID there). */
 export function newEventId(): string {
-  const bytes = new Uint8Array(16);
-  globalThis.crypto.getRandomValues(bytes);
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
   bytes[6] = (bytes[6]! & 0x0f) | 0x40; // version 4
   bytes[8] = (bytes[8]! & 0x3f) | 0x80; // variant
-  let hex = '';
-  for (const byte of bytes) hex += byte.toString(16).padStart(2, '0');
-  return hex;
+  // (Written for size: this is in every page's first-load JS.)
+  return Array.from(bytes, (byte) => (byte + 256).toString(16).slice(1)).join('');
 }
 
 function isObject(error: unknown): error is Record<symbol, unknown> {

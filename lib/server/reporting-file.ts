@@ -5,12 +5,14 @@
 // and every error the page throws would be lost with it. The server answers such a request with a
 // redirect to the current build's file instead: the page hands its errors to whichever file
 // announces itself (lib/reporting/browser/reporter.ts), and that handshake is the same in every
-// build.
+// build. A sampled visitor's file (`reporting-tracing-<id>.js`, the same with tracing) goes to the
+// current build's tracing file, or to its plain one when the current build traces nothing.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
-/** Another build's reporting file: the name next.config.ts gives it, with a build id of Next's alphabet. */
+/** Another build's reporting file: the names next.config.ts gives them, with a build id of Next's alphabet. */
 const REPORTING_FILE = /^\/_next\/static\/chunks\/reporting-[A-Za-z0-9_-]{1,64}\.js$/;
+const TRACING_FILE = /^\/_next\/static\/chunks\/reporting-tracing-/;
 
 /**
  * Where a request for another build's reporting file is sent: the current build's file, or null
@@ -27,8 +29,13 @@ export function reportingFileRedirect(
   } catch {
     return null;
   }
-  const file = `reporting-${buildId}.js`;
-  if (!existsSync(path.join(root, distDir, 'static', 'chunks', file))) return null;
-  const current = `/_next/static/chunks/${file}`;
-  return (pathname) => (pathname !== current && REPORTING_FILE.test(pathname) ? current : null);
+  const served = (file: string) =>
+    existsSync(path.join(root, distDir, 'static', 'chunks', file)) ? `/_next/static/chunks/${file}` : null;
+  const current = served(`reporting-${buildId}.js`);
+  if (!current) return null;
+  const currentTracing = served(`reporting-tracing-${buildId}.js`) ?? current;
+  return (pathname) => {
+    if (pathname === current || pathname === currentTracing || !REPORTING_FILE.test(pathname)) return null;
+    return TRACING_FILE.test(pathname) ? currentTracing : current;
+  };
 }

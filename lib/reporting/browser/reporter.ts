@@ -17,12 +17,16 @@ const MAX_PENDING = 30;
 
 const pending: Pending[] = [];
 let sdk: LoadedSdk | null = null;
-let started = false;
 
 // Where the build put the SDK file (next.config.js), or '' when the build had no DSN. Read here
 // rather than through lib/config/build-values.ts because webpack replaces it in this module itself,
 // so the minifier can drop everything below from every page when reporting is off.
 const SDK_URL = process.env.APP_SENTRY_SDK_URL ?? '';
+// The same SDK with tracing, for sampled visitors; '' when the build traces nothing
+// (SENTRY_TRACES_SAMPLE_RATE 0), so the choice below folds away too.
+const TRACING_URL = process.env.APP_SENTRY_TRACING_URL ?? '';
+// Above 0 exactly when the build made TRACING_URL (next.config.ts); unary + so the minifier folds it.
+const TRACES_SAMPLE_RATE = +process.env.APP_SENTRY_TRACES_SAMPLE_RATE!;
 
 function enabled(): boolean {
   return SDK_URL !== '' && typeof window !== 'undefined';
@@ -44,6 +48,9 @@ export function reportBrowserError(error: unknown, mechanism: Mechanism): string
   return id;
 }
 
+// The page's uncaught errors and unhandled rejections, for the page's whole life: buffered until the
+// SDK loads, then handed to it. The SDK's own global handlers are not installed (./sdk.ts): one path
+// for every error, and no listeners to swap when the SDK arrives.
 const onError = (event: ErrorEvent) => {
   reportBrowserError(event.error ?? event.message, 'onerror');
 };
@@ -64,9 +71,6 @@ function onSdkLoaded(event: Event) {
   try {
     // Anything but the SDK's start function throws here, and is caught below.
     const loaded = (event as CustomEvent<() => LoadedSdk>).detail();
-    // From here the SDK's own global handlers catch what the buffer caught so far.
-    window.removeEventListener('error', onError);
-    window.removeEventListener('unhandledrejection', onRejection);
     sdk = loaded;
     for (const [error, id, mechanism] of pending.splice(0)) loaded.capture(error, id, mechanism);
   } catch {
@@ -81,15 +85,26 @@ function loadSdk() {
   const loadedEvent: SdkLoadedEvent = 'app-shell:sdk-loaded';
   document.addEventListener(loadedEvent, onSdkLoaded, { once: true });
   const script = document.createElement('script');
-  script.src = SDK_URL;
+  // Tracing code for a sampled visitor only. The server's decision for this document wins (its
+  // `sentry-trace` meta tag ends in -1 or -0: the decision travels with the trace); a page without
+  // one (a static page) draws against the build's rate. The rate is a constant of the build, so
+  // all of this folds away when it is 0 (this is in every page's first-load JS).
+  let src = SDK_URL;
+  if (TRACES_SAMPLE_RATE > 0) {
+    const decided = (document.getElementsByName('sentry-trace')[0] as HTMLMetaElement | undefined)?.content;
+    if (decided ? /-1$/.test(decided) : Math.random() < TRACES_SAMPLE_RATE) src = TRACING_URL;
+  }
+  script.src = src;
   // Offline or blocked: the page keeps working and nothing is reported.
   document.head.appendChild(script);
 }
 
-/** Call once, as early as possible (module scope of _app). */
+/**
+ * Call once, as early as possible: from the module scope of _app, which runs once per page (no
+ * guard against a second call: it would cost every page bytes for a call nothing makes).
+ */
 export function startBrowserReporting(): void {
-  if (!enabled() || started) return;
-  started = true;
+  if (!enabled()) return;
   window.addEventListener('error', onError);
   window.addEventListener('unhandledrejection', onRejection);
   whenIdle(loadSdk);

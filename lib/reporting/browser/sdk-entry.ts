@@ -5,4 +5,4 @@ import { startSdk } from './sdk';
 import type { SdkLoadedEvent } from './types';
 
 const loadedEvent: SdkLoadedEvent = 'app-shell:sdk-loaded';
-document.dispatchEvent(new CustomEvent(loadedEvent, { detail: startSdk }));
+document.dispatchEvent(new CustomEvent(loadedEvent, { detail: () => startSdk() }));

@@ -1,27 +1,29 @@
 // The browser SDK, loaded lazily once the page is idle (see ./reporter.ts). Built from
 // @sentry/react's parts rather than its `init`, so only the integrations listed here are bundled:
-// no tracing, no replay, no session tracking, no console breadcrumbs.
+// errors and release health (a session per page view and navigation); no replay, no console
+// breadcrumbs, and no global handlers: the first-load reporter's own listeners hand it the page's
+// uncaught errors and rejections (./reporter.ts). Tracing is added by the file sampled visitors load instead (./tracing-entry.ts).
 import {
   BrowserClient,
   breadcrumbsIntegration,
-  browserApiErrorsIntegration,
+  browserSessionIntegration,
   dedupeIntegration,
   defaultStackParser,
   eventFiltersIntegration,
-  globalHandlersIntegration,
   httpContextIntegration,
   linkedErrorsIntegration,
   makeFetchTransport,
   Scope,
   setCurrentClient,
 } from '@sentry/react';
+import type { Integration } from '@sentry/core';
 import { buildDsn, release, sentryEnvironment, tunnelPath } from '../../config/build-values';
 import { DATA_COLLECTION } from '../data-collection';
 import { shortReference } from '../reference';
 import { isDynamicRoute } from 'next/dist/shared/lib/router/utils/is-dynamic';
 import { getRouteMatcher } from 'next/dist/shared/lib/router/utils/route-matcher';
 import { getRouteRegex } from 'next/dist/shared/lib/router/utils/route-regex';
-import { scrubBreadcrumbOrDrop, scrubEvent } from '../scrub';
+import { scrubBreadcrumbOrDrop, scrubEvent, scrubTransaction } from '../scrub';
 import type { LoadedSdk, Mechanism } from './types';
 
 /** What Next puts on window: its router, and the build's routes, most specific first. */
@@ -62,7 +64,23 @@ function currentRoute(): string {
   return nextGlobals().next?.router?.pathname ?? routeOf(pathname) ?? pathname;
 }
 
-export function startSdk(): LoadedSdk {
+/**
+ * The route a page load or navigation is named by: the pattern of the path now in the address bar
+ * (`/orders/[id]`), else what Next is showing; a path no route matches renders the 404 page.
+ */
+export function routeName(): string {
+  return routeOf(window.location.pathname) ?? nextGlobals().next?.router?.pathname ?? '/404';
+}
+
+/** What the tracing file adds to the client (./tracing-entry.ts); nothing for errors and sessions alone. */
+export interface SdkExtras {
+  integrations?: Integration[];
+  /** Set by the tracing file only: the visitor was sampled before it loaded (./reporter.ts). */
+  tracesSampleRate?: number;
+}
+
+export function startSdk({ integrations = [], tracesSampleRate }: SdkExtras = {}): LoadedSdk {
+  const scrubOptions = { routeOf, origin: window.location.origin };
   const client = new BrowserClient({
     dsn: buildDsn() ?? undefined,
     release: release(),
@@ -73,21 +91,28 @@ export function startSdk(): LoadedSdk {
     stackParser: defaultStackParser,
     integrations: [
       eventFiltersIntegration(),
-      browserApiErrorsIntegration(),
       // (Console breadcrumbs are a separate integration in v11, left out: logs can hold anything.)
       breadcrumbsIntegration({ dom: true, fetch: true, history: true, xhr: true, sentry: false }),
-      globalHandlersIntegration(),
       linkedErrorsIntegration(),
       dedupeIntegration(),
       httpContextIntegration(),
+      // Release health: a session per page view and per client-side navigation, sent when the page
+      // is idle; an error marks it (handled: errored; unhandled: crashed).
+      browserSessionIntegration({ lifecycle: 'route' }),
+      ...integrations,
     ],
+    ...(tracesSampleRate === undefined ? {} : { tracesSampleRate }),
+    // Whole transactions, which beforeSendTransaction scrubs, with Web Vitals as the page load's
+    // measurements; not v11's default of streamed spans (docs/performance.md).
+    traceLifecycle: 'static',
     dataCollection: DATA_COLLECTION,
     // Known noise: browser extensions' own errors and ResizeObserver's benign loop notices.
     ignoreErrors: [/ResizeObserver loop (limit exceeded|completed with undelivered notifications)/],
     denyUrls: [/^(chrome|moz|safari|safari-web|ms-browser)-extension:\/\//, /^webkit-masked-url:/],
     sendClientReports: false,
-    beforeSend: (event) => scrubEvent(event, { routeOf, origin: window.location.origin }),
-    beforeBreadcrumb: (crumb) => scrubBreadcrumbOrDrop(crumb, { routeOf, origin: window.location.origin }),
+    beforeSend: (event) => scrubEvent(event, scrubOptions),
+    beforeSendTransaction: (event) => scrubTransaction(event, scrubOptions),
+    beforeBreadcrumb: (crumb) => scrubBreadcrumbOrDrop(crumb, scrubOptions),
   });
   setCurrentClient(client);
   client.init();

@@ -10,11 +10,15 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-/** A build folder with this build id, and its reporting file unless `withFile` is false. */
-function buildFolder(buildId: string, withFile = true) {
+/**
+ * A build folder with this build id, and its reporting file unless `withFile` is false (and its
+ * tracing file with `withTracing`).
+ */
+function buildFolder(buildId: string, withFile = true, withTracing = false) {
   mkdirSync(path.join(root, '.next/static/chunks'), { recursive: true });
   writeFileSync(path.join(root, '.next/BUILD_ID'), `${buildId}\n`);
   if (withFile) writeFileSync(path.join(root, `.next/static/chunks/reporting-${buildId}.js`), '');
+  if (withTracing) writeFileSync(path.join(root, `.next/static/chunks/reporting-tracing-${buildId}.js`), '');
 }
 
 describe('a request for another build’s reporting file', () => {
@@ -22,6 +26,26 @@ describe('a request for another build’s reporting file', () => {
     buildFolder('new_Build-1');
     const redirect = reportingFileRedirect(root, '.next')!;
     expect(redirect('/_next/static/chunks/reporting-oldBuild_2.js')).toBe(
+      '/_next/static/chunks/reporting-new_Build-1.js',
+    );
+  });
+
+  it('is sent to this build’s file of the same kind: tracing for a sampled page, when this build traces', () => {
+    buildFolder('new_Build-1', true, true);
+    const redirect = reportingFileRedirect(root, '.next')!;
+    expect(redirect('/_next/static/chunks/reporting-tracing-oldBuild_2.js')).toBe(
+      '/_next/static/chunks/reporting-tracing-new_Build-1.js',
+    );
+    expect(redirect('/_next/static/chunks/reporting-oldBuild_2.js')).toBe(
+      '/_next/static/chunks/reporting-new_Build-1.js',
+    );
+    expect(redirect('/_next/static/chunks/reporting-tracing-new_Build-1.js')).toBeNull();
+  });
+
+  it('sends a sampled page to the plain file when this build traces nothing', () => {
+    buildFolder('new_Build-1');
+    const redirect = reportingFileRedirect(root, '.next')!;
+    expect(redirect('/_next/static/chunks/reporting-tracing-oldBuild_2.js')).toBe(
       '/_next/static/chunks/reporting-new_Build-1.js',
     );
   });
