@@ -14,6 +14,7 @@ export async function register() {
     dsn: settings().sentryDsn,
     release: build.release(),
     environment: build.sentryEnvironment(),
+    tracesSampleRate: build.tracesSampleRate(),
   });
 }
 

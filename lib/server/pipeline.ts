@@ -12,7 +12,8 @@
 //                7. the error-reporting tunnel
 //                8. another build's reporting file: a redirect to this build's (./reporting-file.ts)
 //                9. unknown /api paths: a JSON 404
-//               10. Next, whose failure is reported with a reference and answered 500
+//               10. tracing: a server transaction, when sampled (./trace-requests.ts)
+//               11. Next, whose failure is reported with a reference and answered 500
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Settings } from '../config/settings';
 import { sendProblem } from '../http/problem';
@@ -28,6 +29,7 @@ import { noteReference } from '../reporting/node/request-reference';
 import { limitConnections, type ConnectionLimit } from './connection-limit';
 import { answeredBeforeNext, guardConnections, refuseTooManyParams, type UpgradeHandler } from './guards';
 import type { RequestObserver } from './observe-requests';
+import type { RequestTracer } from './trace-requests';
 
 /** What the pipeline needs of Next (a prepared `next()` app). */
 export interface NextStage {
@@ -56,6 +58,8 @@ export interface PipelineOptions {
   observer: RequestObserver;
   /** Where a request for another build's reporting file goes (./reporting-file.ts), if anywhere. */
   reportingFile?: ((path: string) => string | null) | null;
+  /** Starts a request's server transaction (./trace-requests.ts); null without tracing. */
+  tracer?: RequestTracer | null;
 }
 
 export interface Pipeline {
@@ -91,6 +95,7 @@ export function createPipeline({
   isApiRoute,
   observer,
   reportingFile = null,
+  tracer = null,
 }: PipelineOptions): Pipeline {
   const requests = createRequestCounter();
   const setSecurityHeaders = securityHeaderSetter({ dev });
@@ -126,6 +131,7 @@ export function createPipeline({
       sendProblem(res, 404, 'No API route answers this path.', { method: req.method });
       return;
     }
+    tracer?.(req, res, query.path);
     // So that a reported error can learn how its request was answered.
     rememberResponse(req, res);
     next.handle(req, res).catch((error: unknown) => nextFailed(req, res, error));

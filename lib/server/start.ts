@@ -6,7 +6,7 @@
 import http from 'node:http';
 import path from 'node:path';
 import { loadEnvConfig } from '@next/env';
-import { appVersion, release, tunnelPath } from '../config/build-values';
+import { appVersion, release, tracesSampleRate, tunnelPath } from '../config/build-values';
 import { installSettings, readSettings, thresholdsOf, type Settings } from '../config/settings';
 import { readVariable } from '../config/variables';
 import { installGracefulShutdown } from '../lifecycle/graceful-shutdown';
@@ -128,6 +128,16 @@ export async function main({ dev }: { dev: boolean }): Promise<void> {
     tunnel = createTunnel({ dsn: settings.sentryDsn, path: tunnelAt });
   }
 
+  const publicFiles = readPublicFiles(ROOT);
+  // Server transactions, only with a DSN and a rate above 0 (loads @sentry/core).
+  const tracer =
+    settings.sentryDsn && tracesSampleRate() > 0
+      ? (await import('./trace-requests')).createRequestTracer({
+          publicFiles,
+          untraced: new Set(Object.values(PROBE_PATHS)),
+        })
+      : null;
+
   // Loaded after NODE_ENV is settled: Next reads it when it loads.
   const { default: next } = await import('next');
   const app = next({ dev, dir: ROOT, hostname: settings.host, port: settings.port, webpack: true });
@@ -138,11 +148,12 @@ export async function main({ dev }: { dev: boolean }): Promise<void> {
     tunnel,
     observer: createRequestObserver({
       duration: () => metrics.current?.requestDuration ?? null,
-      publicFiles: readPublicFiles(ROOT),
+      publicFiles,
       quietRoutes: new Set(Object.values(PROBE_PATHS)),
     }),
     isApiRoute: dev ? null : readApiRoutes(ROOT, distDir),
     reportingFile: dev ? null : reportingFileRedirect(ROOT, distDir),
+    tracer,
     next: {
       handle: app.getRequestHandler(),
       renderError: (req, res, pathname) => app.renderError(null, req, res, pathname, {}),

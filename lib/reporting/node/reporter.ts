@@ -12,6 +12,8 @@ export interface ServerReportingConfig {
   dsn: string | null;
   release: string;
   environment: string;
+  /** The share of requests traced; 0 or absent: none. */
+  tracesSampleRate?: number;
 }
 
 let sentry: SentrySender | null = null;
@@ -59,5 +61,10 @@ export async function initServerReporting(config: ServerReportingConfig): Promis
   installServerReporter(reportServerError);
   if (sentry || !config.dsn) return;
   const { createSentrySender } = await import('./sentry-client');
-  sentry = createSentrySender({ dsn: config.dsn, release: config.release, environment: config.environment });
+  sentry = createSentrySender({
+    dsn: config.dsn,
+    release: config.release,
+    environment: config.environment,
+    tracesSampleRate: config.tracesSampleRate,
+  });
 }

@@ -19,7 +19,7 @@ import { beforeExit } from '../../lifecycle/state';
 import { recordReport, statusClass } from '../../metrics/record';
 import { DATA_COLLECTION } from '../data-collection';
 import { shortReference } from '../reference';
-import { scrubEvent } from '../scrub';
+import { scrubEvent, scrubTransaction } from '../scrub';
 import type { ServerErrorContext } from './hook';
 
 const SEND_TIMEOUT_MS = 5000;
@@ -29,6 +29,8 @@ export interface SentryConfig {
   dsn: string;
   release: string;
   environment: string;
+  /** The share of requests traced (lib/server/trace-requests.ts); 0: no transactions. */
+  tracesSampleRate?: number;
 }
 
 /** Captures one error under the given id; never throws. */
@@ -68,7 +70,8 @@ function fetchTransport(options: BaseTransportOptions): Transport {
  */
 class CountingClient extends ServerRuntimeClient {
   override recordDroppedEvent(...args: Parameters<ServerRuntimeClient['recordDroppedEvent']>): void {
-    recordReport('dropped', args[0]);
+    // Error reports only: a dropped transaction or span is no lost error.
+    if (args[1] === 'error') recordReport('dropped', args[0]);
     super.recordDroppedEvent(...args);
   }
 }
@@ -86,10 +89,16 @@ export function createSentrySender(config: SentryConfig): SentrySender {
     dataCollection: DATA_COLLECTION,
     sendClientReports: false,
     beforeSend: (event) => scrubEvent(event),
+    // Tracing: whole transactions (not streamed spans), sent as the request ends, scrubbed like
+    // events. Without a rate no span is ever recorded.
+    ...(config.tracesSampleRate ? { tracesSampleRate: config.tracesSampleRate } : {}),
+    traceLifecycle: 'static',
+    beforeSendTransaction: (event) => scrubTransaction(event),
   });
   // Sent once the ingest took it; an answer it refused counts as dropped, by its status. (No answer
   // at all is a drop the transport already told recordDroppedEvent about.)
-  client.on('afterSendEvent', (_event, response) => {
+  client.on('afterSendEvent', (event, response) => {
+    if (event.type === 'transaction') return;
     const status = response.statusCode;
     if (status === undefined) return;
     if (status >= 200 && status < 300) recordReport('sent');

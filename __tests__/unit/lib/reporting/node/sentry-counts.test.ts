@@ -5,6 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { lifecycleState, resetLifecycle } from '../../../../../lib/lifecycle/state';
 import { recorderSlot } from '../../../../../lib/metrics/record';
+import { startInactiveSpan, startNewTrace } from '@sentry/core';
 import { createSentrySender, type SentrySender } from '../../../../../lib/reporting/node/sentry-client';
 import { until } from '../../../../support/until';
 
@@ -30,6 +31,7 @@ beforeAll(async () => {
     dsn: `http://publickey@127.0.0.1:${(ingest.address() as AddressInfo).port}/1`,
     release: 'r1',
     environment: 'test',
+    tracesSampleRate: 1,
   });
 });
 
@@ -54,5 +56,16 @@ describe('the counts of server reports', () => {
     send(new Error('third'), id(3), context, undefined);
     await until(() => counted.length === 3);
     expect(counted).toEqual(['sent ', 'dropped ingest_429', 'dropped ratelimit_backoff']);
+  });
+
+  it('counts no transaction, sent or dropped: it is no error report', async () => {
+    answers = [];
+    counted.length = 0;
+    // Still rate limited from the test above: the transaction is dropped by the SDK.
+    startNewTrace(() => startInactiveSpan({ name: 'GET /orders/[id]', forceTransaction: true })).end();
+    send(new Error('fourth'), id(4), context, undefined);
+    await until(() => counted.length >= 1);
+    await lifecycleState().beforeExit.get('error-reports')!();
+    expect(counted).toEqual(['dropped ratelimit_backoff']);
   });
 });

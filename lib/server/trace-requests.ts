@@ -1,0 +1,91 @@
+// Server transactions: each page render and API request (not health probes, assets or public files)
+// is one `http.server` transaction named by Next's route pattern, made with @sentry/core's span API
+// on the client lib/reporting/node/sentry-client.ts made, without OpenTelemetry. Sampled by
+// SENTRY_TRACES_SAMPLE_RATE, or by the decision of the trace a request continues (a navigation's
+// data request or a fetch from a sampled page carries `sentry-trace` and `baggage`). The trace
+// reaches the document as meta tags (pages/_document.tsx reads it off the request, see
+// traceMetaOf), and the browser's page load continues it. Loaded only with a DSN and a rate above
+// 0 (lib/server/start.ts): @sentry/core is not loaded at start otherwise.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  continueTrace,
+  dynamicSamplingContextToSentryBaggageHeader,
+  getDynamicSamplingContextFromSpan,
+  setHttpStatus,
+  spanToTraceHeader,
+  startInactiveSpan,
+  startNewTrace,
+  type Span,
+  type StartSpanOptions,
+} from '@sentry/core';
+import { methodLabel, nextRoute } from '../metrics/http-route';
+import { TRACE_META, type TraceMeta } from '../reporting/node/trace-meta';
+
+export interface RequestTracerOptions {
+  /** The files of public/: served as they are, not traced. */
+  publicFiles: ReadonlySet<string>;
+  /** Paths never traced: the health probes, asked every few seconds by machines. */
+  untraced: ReadonlySet<string>;
+}
+
+/** Starts a request's transaction (or does nothing for a path that is not traced). Never throws. */
+export type RequestTracer = (req: IncomingMessage, res: ServerResponse, pathname: string) => void;
+
+/** Paths under these prefixes are Next's files and dev tools: served, never rendered. */
+const UNTRACED_PREFIXES = ['/_next/static/', '/_next/image', '/__nextjs'];
+
+const header = (value: string | string[] | undefined): string | undefined =>
+  typeof value === 'string' ? value : undefined;
+
+function startTransaction(req: IncomingMessage): Span {
+  const method = methodLabel(req.method);
+  const options: StartSpanOptions = {
+    // Renamed to the route when answered: the path is never a name (it may hold ids or secrets),
+    // and a span named by its URL keeps its name out of the trace's sampling context.
+    name: method,
+    op: 'http.server',
+    forceTransaction: true,
+    attributes: {
+      'sentry.origin': 'auto.http.app_shell',
+      'sentry.segment.name.source': 'url',
+      'http.request.method': method,
+    },
+  };
+  const sentryTrace = header(req.headers['sentry-trace']);
+  // Each request its own trace, unless it continues one: without an async context the scopes are
+  // shared, so a trace is never taken from them.
+  if (sentryTrace === undefined) return startNewTrace(() => startInactiveSpan(options));
+  return continueTrace({ sentryTrace, baggage: header(req.headers.baggage) }, () =>
+    startInactiveSpan(options),
+  );
+}
+
+export function createRequestTracer({ publicFiles, untraced }: RequestTracerOptions): RequestTracer {
+  return (req, res, pathname) => {
+    try {
+      if (untraced.has(pathname) || publicFiles.has(pathname)) return;
+      if (UNTRACED_PREFIXES.some((prefix) => pathname.startsWith(prefix))) return;
+      const span = startTransaction(req);
+      const meta: TraceMeta = {
+        sentryTrace: spanToTraceHeader(span),
+        baggage: dynamicSamplingContextToSentryBaggageHeader(getDynamicSamplingContextFromSpan(span)) ?? '',
+      };
+      (req as IncomingMessage & { [TRACE_META]?: TraceMeta })[TRACE_META] = meta;
+      if (!span.isRecording()) return;
+      res.once('close', () => {
+        try {
+          const status = res.headersSent ? res.statusCode : 499;
+          span.updateName(`${methodLabel(req.method)} ${nextRoute(req, status, pathname, publicFiles)}`);
+          // After updateName, which marks the name `custom`.
+          span.setAttribute('sentry.segment.name.source', 'route');
+          setHttpStatus(span, status);
+          span.end();
+        } catch {
+          // Tracing must never become a request's failure.
+        }
+      });
+    } catch {
+      // As above.
+    }
+  };
+}
