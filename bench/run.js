@@ -3,6 +3,7 @@
 // in one run, on loopback only. Prints a table and writes bench/results/latest.json. Every load is
 // bounded in time; the whole run takes about five minutes on two cores.
 const fs = require('node:fs');
+const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
 const { ROOT, WORK, buildApp, buildBareApp } = require('./lib/builds.js');
@@ -345,6 +346,69 @@ async function measureObservabilityCost() {
   }
 }
 
+/**
+ * What server tracing costs a rendered page: the fixture build's `getServerSideProps` page, which
+ * renders and does nothing else, with SENTRY_TRACES_SAMPLE_RATE at 0 and at 1 against the same
+ * pages without a DSN (tracing absent). Each server sends to a stand-in ingest that answers 200 at
+ * once, so at 1 the cost includes sending every transaction. Median of 2 alternating runs each.
+ * @param {{ port: number, received: () => number, stop: () => Promise<void> }} sink
+ */
+async function measureTracingCost(sink) {
+  progress('server tracing: sampling at 0 and at 1 against tracing absent, a rendered page');
+  const absent = await startApp('.next-bench-fixtures', {}, { stdoutFile: path.join(WORK, 'absent.log') });
+  const atZero = await startApp('.next-bench-tracing-0', {}, { stdoutFile: path.join(WORK, 'zero.log') });
+  const atOne = await startApp('.next-bench-tracing-1', {}, { stdoutFile: path.join(WORK, 'one.log') });
+  const page = '/__fixtures__/slow?ms=0';
+  const section = 'Server tracing, a rendered page (median of 2 alternating runs)';
+  try {
+    for (const [server, rate, target] of /** @type {const} */ ([
+      [atZero, '0', 'at most 2 % slower'],
+      [atOne, '1', 'reported'],
+    ])) {
+      const before = sink.received();
+      const [a, b] = await alternate(
+        () => load({ url: `${server.url}${page}`, connections: CONNECTIONS, seconds: SECONDS }),
+        () => load({ url: `${absent.url}${page}`, connections: CONNECTIONS, seconds: SECONDS }),
+      );
+      record({
+        section,
+        name: `${page} throughput, SENTRY_TRACES_SAMPLE_RATE=${rate}`,
+        value: a.rps,
+        unit: 'req/s',
+        baselineName: `same pages, no DSN (tracing absent); ${sink.received() - before} envelopes sent meanwhile`,
+        baseline: b.rps,
+        target,
+        met: rate === '0' ? a.rps >= 0.98 * b.rps : undefined,
+      });
+    }
+  } finally {
+    await Promise.all([absent.stop(), atZero.stop(), atOne.stop()]);
+  }
+}
+
+/** A stand-in ingest on loopback that answers 200 at once and counts what it got. */
+async function startSink() {
+  let received = 0;
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      received += 1;
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
+  const address = /** @type {import('node:net').AddressInfo} */ (server.address());
+  return {
+    port: address.port,
+    received: () => received,
+    stop: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve(undefined));
+      }),
+  };
+}
+
 /** @param {string} bareDir */
 async function measureStarts(bareDir) {
   progress(`start to first ready answer, median of ${STARTS}`);
@@ -463,12 +527,26 @@ async function main() {
   // BENCH_ONLY=observability,tunnel (for instance) runs those parts alone.
   const only = process.env.BENCH_ONLY?.split(',');
   const part = (/** @type {string} */ name) => !only || only.includes(name);
+  // The tracing builds report to a stand-in ingest whose port their DSN names.
+  const sink = await startSink();
+  if (part('weight') || part('tracing')) {
+    progress('building the fixture pages with a DSN and SENTRY_TRACES_SAMPLE_RATE at 0 and at 1');
+    const dsn = `http://publickey@127.0.0.1:${sink.port}/1`;
+    buildApp('.next-bench-tracing-0', { APP_SHELL_FIXTURES: '1', SENTRY_DSN: dsn });
+    buildApp('.next-bench-tracing-1', {
+      APP_SHELL_FIXTURES: '1',
+      SENTRY_DSN: dsn,
+      SENTRY_TRACES_SAMPLE_RATE: '1',
+    });
+  }
   if (part('weight')) await measureWeight(app, appDsn, path.join(bareDir, '.next'));
   if (part('servers')) await measureServers(bareDir);
   if (part('tunnel')) await measureTunnelCost();
   if (part('observability')) await measureObservabilityCost();
   if (part('starts')) await measureStarts(bareDir);
   if (part('lighthouse')) await measureLighthouse(bareDir);
+  if (part('tracing')) await measureTracingCost(sink);
+  await sink.stop();
 
   printTable();
   const results = { machine: machine(), seconds: Math.round((Date.now() - began) / 1000), figures };

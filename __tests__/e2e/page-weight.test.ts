@@ -1,4 +1,5 @@
-// First-load JS budgets, asserted on the production builds with and without SENTRY_DSN. Gzip bytes
+// First-load JS budgets, asserted on the production builds without SENTRY_DSN and with it and
+// tracing on, and the budget of the SDK file every visitor of a build with a DSN loads. Gzip bytes
 // are deterministic for a given build, so the budget (bench/page-weight-budget.json, beside bare
 // Next's figures from the bench) holds exactly; the bench measures the same way.
 import { readFileSync } from 'node:fs';
@@ -10,11 +11,12 @@ const budget = JSON.parse(readFileSync(path.join(ROOT, 'bench/page-weight-budget
   bareNext: Record<string, number>;
   allowance: number;
   notFoundJavaScript: number;
+  sdkFile: number;
 };
 
 const BUILDS = [
   ['without SENTRY_DSN', PRODUCTION_DIST],
-  ['with SENTRY_DSN', PRODUCTION_DSN_DIST],
+  ['with SENTRY_DSN and tracing', PRODUCTION_DSN_DIST],
 ] as const;
 const PAGES = [['the error screen', '/_error']] as const;
 
@@ -45,20 +47,36 @@ describe('first-load JS', () => {
     },
   );
 
-  it('never includes the Sentry SDK, which loads only when the page is idle', () => {
+  it('never includes the Sentry SDK files, which load only when the page is idle', () => {
     const sdk = sdkChunk(path.join(ROOT, PRODUCTION_DSN_DIST));
+    const tracing = sdkChunk(path.join(ROOT, PRODUCTION_DSN_DIST), 'tracing');
     expect(sdk).not.toBeNull();
+    expect(tracing).not.toBeNull();
     expect(sdkChunk(path.join(ROOT, PRODUCTION_DIST))).toBeNull();
+    expect(sdkChunk(path.join(ROOT, PRODUCTION_DIST), 'tracing')).toBeNull();
     for (const [, dist] of BUILDS) {
       for (const [, page] of [...PAGES, ['/404', '/404'] as const]) {
         const { files } = firstLoadJs(path.join(ROOT, dist), page);
         expect(files.length).toBeGreaterThan(0);
-        expect(files.some((file) => file.endsWith(sdk!.file))).toBe(false);
+        expect(files.some((file) => file.endsWith(sdk!.file) || file.endsWith(tracing!.file))).toBe(false);
         for (const file of files) {
           // The SDK names itself `sentry.javascript.<package>`: that string appears only in the SDK file.
           expect(readFileSync(path.join(ROOT, dist, file), 'utf8')).not.toMatch(/sentry\.javascript\./);
         }
       }
     }
+  });
+});
+
+describe('the SDK files', () => {
+  it('every visitor’s (errors and sessions) stays within the errors-only file’s weight; the tracing file is reported', () => {
+    const sdk = sdkChunk(path.join(ROOT, PRODUCTION_DSN_DIST))!;
+    const tracing = sdkChunk(path.join(ROOT, PRODUCTION_DSN_DIST), 'tracing')!;
+    process.stdout.write(
+      `[e2e] SDK files in ${PRODUCTION_DSN_DIST}: ${sdk.bytes} B (budget ${budget.sdkFile} B); tracing, for sampled visitors: ${tracing.bytes} B\n`,
+    );
+    expect(sdk.bytes).toBeLessThanOrEqual(budget.sdkFile);
+    // The tracing code (some 30 KB) is in the tracing file, which is the other plus tracing.
+    expect(tracing.bytes).toBeGreaterThan(sdk.bytes + 20_000);
   });
 });

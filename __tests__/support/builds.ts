@@ -32,8 +32,12 @@ export function npmBuild(distDir: string, extraEnv: Record<string, string>, outp
 
 export default async function globalSetup() {
   build(PRODUCTION_DIST, {});
-  // Port 9 (discard): nothing listens; only the bytes and the SDK file of this build are examined.
-  build(PRODUCTION_DSN_DIST, { SENTRY_DSN: 'http://publickey@127.0.0.1:9/1' });
+  // Port 9 (discard): nothing listens; only the bytes and the SDK files of this build are examined.
+  // With tracing on, the heaviest first-load JS a build can have (lib/reporting/browser/reporter.ts).
+  build(PRODUCTION_DSN_DIST, {
+    SENTRY_DSN: 'http://publickey@127.0.0.1:9/1',
+    SENTRY_TRACES_SAMPLE_RATE: '0.1',
+  });
   build(FIXTURE_DIST, { APP_SHELL_FIXTURES: '1' });
   // The DSN is baked into the browser bundle, so the local ingest's port is chosen now; the tests
   // read it back from the build (support/reporting-build.ts) and listen on it.

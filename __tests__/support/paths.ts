@@ -3,7 +3,10 @@ import path from 'node:path';
 export const ROOT = path.resolve(__dirname, '../..');
 /** The production build, exactly as `npm run build` makes it. */
 export const PRODUCTION_DIST = '.next';
-/** The production build again with SENTRY_DSN set (pointing nowhere): what a reporting deployment ships. */
+/**
+ * The production build again with SENTRY_DSN set (pointing nowhere) and SENTRY_TRACES_SAMPLE_RATE
+ * 0.1: what a reporting deployment with tracing ships.
+ */
 export const PRODUCTION_DSN_DIST = '.next-dsn';
 /** The same build plus the throwing fixture pages, in a folder of its own. */
 export const FIXTURE_DIST = '.next-e2e';

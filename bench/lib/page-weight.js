@@ -39,12 +39,15 @@ function firstLoadJsFromHtml(distDir, htmlFile) {
 }
 
 /**
- * The lazily loaded Sentry SDK file, if the build has one.
+ * A lazily loaded Sentry SDK file, if the build has one: `errors` (errors and sessions, what every
+ * visitor loads) or `tracing` (the same with tracing, what a sampled visitor loads instead).
  * @param {string} distDir
+ * @param {'errors' | 'tracing'} [kind]
  */
-function sdkChunk(distDir) {
+function sdkChunk(distDir, kind = 'errors') {
   const chunks = path.join(distDir, 'static/chunks');
-  const file = fs.readdirSync(chunks).find((name) => /^reporting-.+\.js$/.test(name));
+  const name = kind === 'tracing' ? /^reporting-tracing-.+\.js$/ : /^reporting-(?!tracing-).+\.js$/;
+  const file = fs.readdirSync(chunks).find((entry) => name.test(entry));
   return file ? { file, bytes: gzipBytes(path.join(chunks, file)) } : null;
 }
 
