@@ -2,7 +2,7 @@
 // is one `http.server` transaction named by Next's route pattern, made with @sentry/core's span API
 // on the client lib/reporting/node/sentry-client.ts made, without OpenTelemetry. Sampled by
 // SENTRY_TRACES_SAMPLE_RATE, or by the decision of the trace a request continues (a navigation's
-// data request or a fetch from a sampled page carries `sentry-trace` and `baggage`). The trace
+// data request or a fetch from a sampled page carries `sentry-trace`). The trace
 // reaches the document as meta tags (pages/_document.tsx reads it off the request, see
 // traceMetaOf), and the browser's page load continues it. Loaded only with a DSN and a rate above
 // 0 (lib/server/start.ts): @sentry/core is not loaded at start otherwise.
@@ -53,11 +53,11 @@ function startTransaction(req: IncomingMessage): Span {
   };
   const sentryTrace = header(req.headers['sentry-trace']);
   // Each request its own trace, unless it continues one: without an async context the scopes are
-  // shared, so a trace is never taken from them.
+  // shared, so a trace is never taken from them. SECURITY: only the trace id, parent and decision
+  // are taken from the request, never its `baggage`: a stranger's release, environment or any
+  // other value would otherwise ride along with our transactions and into the document.
   if (sentryTrace === undefined) return startNewTrace(() => startInactiveSpan(options));
-  return continueTrace({ sentryTrace, baggage: header(req.headers.baggage) }, () =>
-    startInactiveSpan(options),
-  );
+  return continueTrace({ sentryTrace, baggage: undefined }, () => startInactiveSpan(options));
 }
 
 export function createRequestTracer({ publicFiles, untraced }: RequestTracerOptions): RequestTracer {

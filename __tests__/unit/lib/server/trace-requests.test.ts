@@ -118,9 +118,15 @@ describe('a traced request', () => {
   });
 
   it('continues the trace it names (a navigation’s data request, a fetch from a sampled page)', async () => {
-    await get('/orders/7', { 'sentry-trace': `${TRACE_ID}-${SPAN_ID}-1` });
+    await get('/orders/7', {
+      'sentry-trace': `${TRACE_ID}-${SPAN_ID}-1`,
+      baggage: 'sentry-release=forged,sentry-environment=forged,sentry-user_segment=forged',
+    });
     const [transaction] = await transactions();
     expect(transaction!.contexts!.trace).toMatchObject({ trace_id: TRACE_ID, parent_span_id: SPAN_ID });
+    // Never a stranger's baggage: not in what is sent, nor in what the document is handed.
+    expect(received.join('\n')).not.toContain('forged');
+    expect(handed.get('/orders/7')!.baggage).not.toContain('forged');
   });
 
   it('keeps the decision of the trace it continues: not sampled, nothing sent, and the document told so', async () => {
