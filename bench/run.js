@@ -154,6 +154,16 @@ async function measureWeight(app, appDsn, bare) {
     baselineName: 'without SENTRY_DSN (not built)',
     baseline: sdkChunk(app)?.bytes ?? 0,
   });
+  // The file sampled visitors load instead (built with SENTRY_TRACES_SAMPLE_RATE above 0).
+  const tracing = sdkChunk(path.join(ROOT, '.next-bench-tracing-1'), 'tracing');
+  record({
+    section: 'Page weight (first-load JS, gzip)',
+    name: 'Sentry SDK file with tracing, loaded instead by sampled visitors',
+    value: tracing?.bytes ?? NaN,
+    unit: 'B',
+    baselineName: 'the file every visitor loads (above)',
+    baseline: sdk?.bytes ?? NaN,
+  });
 }
 
 /** @param {string} bareDir */
@@ -361,9 +371,9 @@ async function measureTracingCost(sink) {
   const page = '/__fixtures__/slow?ms=0';
   const section = 'Server tracing, a rendered page (median of 2 alternating runs)';
   try {
-    for (const [server, rate, target] of /** @type {const} */ ([
-      [atZero, '0', 'at most 2 % slower'],
-      [atOne, '1', 'reported'],
+    for (const [server, rate] of /** @type {const} */ ([
+      [atZero, '0'],
+      [atOne, '1'],
     ])) {
       const before = sink.received();
       const [a, b] = await alternate(
@@ -377,8 +387,8 @@ async function measureTracingCost(sink) {
         unit: 'req/s',
         baselineName: `same pages, no DSN (tracing absent); ${sink.received() - before} envelopes sent meanwhile`,
         baseline: b.rps,
-        target,
-        met: rate === '0' ? a.rps >= 0.98 * b.rps : undefined,
+        // At 0 the aim is at most 2 % slower; at 1 the cost is reported, with no target.
+        ...(rate === '0' ? { target: 'at most 2 % slower', met: a.rps >= 0.98 * b.rps } : {}),
       });
     }
   } finally {
