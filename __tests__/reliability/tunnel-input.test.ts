@@ -73,7 +73,7 @@ const cases: [string, () => Buffer, number][] = [
       ),
     400,
   ],
-  ...['check_in', 'feedback', 'session', 'attachment', 'client_report'].map(
+  ...['check_in', 'feedback', 'sessions', 'replay_event', 'attachment', 'client_report'].map(
     (type): [string, () => Buffer, number] => [
       `an envelope with a ${type} item`,
       () =>
