@@ -4,6 +4,16 @@
 
 # Node 24 LTS: Node 20 reached end of life in April 2026. CI runs every test on both.
 ARG NODE_IMAGE=node:24-bookworm-slim
+# The image this one replaces (docker build --build-arg PREVIOUS_IMAGE=registry/app-shell:1.4.0): its
+# build files, and those it carried, are served by this one too, so tabs opened before the update keep
+# working after the last old pod stops (docs/fleet.md). Without it, nothing is carried.
+ARG PREVIOUS_IMAGE=no-previous-image
+
+# An empty build folder: what a first image, or one built without PREVIOUS_IMAGE, carries from.
+FROM ${NODE_IMAGE} AS no-previous-image
+RUN mkdir -p /app/.next/static
+
+FROM ${PREVIOUS_IMAGE} AS previous
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
@@ -16,8 +26,14 @@ ARG SENTRY_DSN=""
 ARG SENTRY_ENVIRONMENT=""
 ARG SENTRY_RELEASE=""
 ARG SENTRY_TUNNEL_PATH=""
+ARG SENTRY_TRACES_SAMPLE_RATE=""
 ENV SENTRY_DSN=${SENTRY_DSN} SENTRY_ENVIRONMENT=${SENTRY_ENVIRONMENT} \
-    SENTRY_RELEASE=${SENTRY_RELEASE} SENTRY_TUNNEL_PATH=${SENTRY_TUNNEL_PATH}
+    SENTRY_RELEASE=${SENTRY_RELEASE} SENTRY_TUNNEL_PATH=${SENTRY_TUNNEL_PATH} \
+    SENTRY_TRACES_SAMPLE_RATE=${SENTRY_TRACES_SAMPLE_RATE}
+# How many earlier builds' files are carried, and for how long (docs/configuration.md).
+ARG KEEP_STATIC_BUILDS=""
+ARG KEEP_STATIC_DAYS=""
+ENV KEEP_STATIC_BUILDS=${KEEP_STATIC_BUILDS} KEEP_STATIC_DAYS=${KEEP_STATIC_DAYS}
 # Source maps go to Sentry when these are set; the token comes as a build secret, never an ARG (ARGs
 # stay in the image history): docker build --secret id=sentry_auth_token,env=SENTRY_AUTH_TOKEN …
 ARG SENTRY_ORG=""
@@ -25,7 +41,8 @@ ARG SENTRY_PROJECT=""
 ARG SENTRY_URL=""
 ENV SENTRY_ORG=${SENTRY_ORG} SENTRY_PROJECT=${SENTRY_PROJECT} SENTRY_URL=${SENTRY_URL}
 RUN --mount=type=secret,id=sentry_auth_token,env=SENTRY_AUTH_TOKEN \
-    NEXT_OUTPUT=standalone npm run build \
+    --mount=type=bind,from=previous,source=/app/.next,target=/previous/.next \
+    KEEP_STATIC_FROM=/previous/.next/static NEXT_OUTPUT=standalone npm run build \
  && bash scripts/assemble-standalone.sh .next /out
 
 FROM ${NODE_IMAGE} AS runtime

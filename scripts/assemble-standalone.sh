@@ -21,6 +21,10 @@ cp -R "$dist/standalone/." "$dest/"
 rm -f "$dest/server.js"
 mkdir -p "$dest/$dist"
 cp -R "$dist/static" "$dest/$dist/static"
+# Which builds' files static/ holds, so the next image can carry them on (docs/fleet.md).
+if [ -f "$dist/carried-builds.json" ]; then
+  cp "$dist/carried-builds.json" "$dest/$dist/carried-builds.json"
+fi
 cp -R public "$dest/public"
 if [ ! -f dist/lib/server/start.js ]; then
   echo "No compiled server in dist/: run npm run build first." >&2

@@ -4,6 +4,8 @@
 // docs/configuration.md are rendered from this table, and a unit test fails when they, or a
 // `process.env.X` anywhere in the code, disagree with it. Adding a setting is one row and its use.
 
+import { peerList } from '../fleet/peer-list';
+
 export type Env = Record<string, string | undefined>;
 
 /** A non-empty value's reading: the value, or why it is refused (a sentence without the name). */
@@ -41,6 +43,7 @@ export const GROUPS = {
   server: 'Server',
   health: 'Health',
   observability: 'Logs and metrics',
+  fleet: 'Rolling updates: peers and carried files (docs/fleet.md)',
 } as const;
 type Group = keyof typeof GROUPS;
 
@@ -154,6 +157,18 @@ export const tunnelPath: Check<string> = {
     TUNNEL_PATH.test(raw) && !RESERVED_PATHS.includes(raw.toLowerCase())
       ? { value: raw }
       : { problem: 'must be one path segment of 3-64 letters, digits, - or _, such as /t7q2x' },
+};
+
+/** Folders, comma-separated; each must exist when the build reads it (scripts/carry-static.ts checks). */
+export const folderList: Check<string[]> = {
+  accepts: 'comma-separated folders',
+  parse: (raw) => {
+    const folders = raw
+      .split(',')
+      .map((folder) => folder.trim())
+      .filter(Boolean);
+    return folders.length > 0 ? { value: folders } : { problem: 'names no folder' };
+  },
 };
 
 export const VARIABLES = {
@@ -392,6 +407,50 @@ export const VARIABLES = {
       'The least severe log lines written: request lines are info, so warn keeps only problems; silent writes none.',
     check: oneOf('trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'),
     fallback: 'info',
+  }),
+  // --- Rolling updates ---
+  fleetPeers: variable({
+    name: 'FLEET_PEERS',
+    readAt: 'start',
+    group: 'fleet',
+    meaning:
+      "The other instances, which answer for each other's build files while two builds serve side by side: base URLs, or dns:NAME:PORT for a headless Service. Unset, no request ever goes to a peer.",
+    check: peerList,
+    fallback: null,
+  }),
+  fleetFetchTimeoutMs: variable({
+    name: 'FLEET_FETCH_TIMEOUT_MS',
+    readAt: 'start',
+    group: 'fleet',
+    meaning:
+      "The most a request for another build's file may wait on peers, answer included; also how long a peer has to say who it is.",
+    check: wholeNumber(100, 60_000),
+    fallback: 3000,
+  }),
+  keepStaticFrom: variable({
+    name: 'KEEP_STATIC_FROM',
+    readAt: 'build',
+    group: 'fleet',
+    meaning:
+      "Earlier builds' `.next/static` folders whose files this build serves too, for tabs opened before the update (never overwriting its own). The Dockerfile fills it from PREVIOUS_IMAGE.",
+    check: folderList,
+    fallback: null,
+  }),
+  keepStaticBuilds: variable({
+    name: 'KEEP_STATIC_BUILDS',
+    readAt: 'build',
+    group: 'fleet',
+    meaning: 'How many earlier builds the carried files come from at most, the newest first.',
+    check: wholeNumber(0, 50),
+    fallback: 3,
+  }),
+  keepStaticDays: variable({
+    name: 'KEEP_STATIC_DAYS',
+    readAt: 'build',
+    group: 'fleet',
+    meaning: 'How old an earlier build may be, in days since it was built, for its files to be carried.',
+    check: wholeNumber(1, 3650),
+    fallback: 14,
   }),
   // --- Health ---
   eventLoopDelayWarnMs: variable({

@@ -20,6 +20,8 @@ export const ROUTES = {
   redirect: '(redirect)',
   /** Next's build output under /_next/ (scripts, styles, images). */
   nextAsset: '/_next/[...asset]',
+  /** What the shell answers itself for its pages (a recovery beacon). */
+  shell: '(shell)',
   /** A file of public/ that is not in the list the server read at start. */
   publicFile: '(public)',
 } as const;

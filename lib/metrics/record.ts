@@ -10,9 +10,22 @@ export type TunnelOutcome = 'forwarded' | 'refused' | 'upstream_failed' | 'aband
 /** sent: the ingest took it; dropped: the SDK or the ingest did not; logged: no DSN, a log line. */
 export type ReportOutcome = 'sent' | 'dropped' | 'logged';
 
+/**
+ * Another build's file (lib/fleet/): found at a peer; cut (a peer's body was not whole, the visitor's
+ * connection closed); missing everywhere (Next's 404); remembered (a recent miss, not asked again);
+ * failed (a peer that may have it failed or was busy: 503, try again).
+ */
+export type FleetOutcome = 'found' | 'cut' | 'missing' | 'remembered' | 'failed';
+
+/** What a page did about a build file that did not load: reload once, or nothing (it just had). */
+export type LostFileRecovery = 'reload' | 'none';
+
 export interface Recorder {
   tunnel: (outcome: TunnelOutcome, reason: string) => void;
   report: (outcome: ReportOutcome, reason: string) => void;
+  fleet: (kind: 'static' | 'data', outcome: FleetOutcome) => void;
+  /** A page lost a build file (its beacon), and reloaded or not (lib/fleet/recovery.ts). */
+  lostFile: (recovery: LostFileRecovery) => void;
 }
 
 export const recorderSlot = processSlot<Recorder>('metricsRecorder');
@@ -49,6 +62,24 @@ export function recordTunnel(outcome: TunnelOutcome, reason: string): void {
 export function recordReport(outcome: ReportOutcome, reason = ''): void {
   try {
     recorderSlot.read()?.report(outcome, reason);
+  } catch {
+    // As above.
+  }
+}
+
+/** Counts one request for another build's file by outcome. Never throws. */
+export function recordFleet(kind: 'static' | 'data', outcome: FleetOutcome): void {
+  try {
+    recorderSlot.read()?.fleet(kind, outcome);
+  } catch {
+    // As above.
+  }
+}
+
+/** Counts one build file a page lost, by what the page did about it. Never throws. */
+export function recordLostFile(recovery: LostFileRecovery): void {
+  try {
+    recorderSlot.read()?.lostFile(recovery);
   } catch {
     // As above.
   }

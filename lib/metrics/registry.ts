@@ -7,7 +7,14 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import { worstStatus } from '../health/run-checks';
 import type { HealthReport, HealthStatus } from '../health/types';
 import type { Phase } from '../lifecycle/state';
-import { recorderSlot, registrySlot, type ReportOutcome, type TunnelOutcome } from './record';
+import {
+  type FleetOutcome,
+  type LostFileRecovery,
+  recorderSlot,
+  registrySlot,
+  type ReportOutcome,
+  type TunnelOutcome,
+} from './record';
 
 /** OpenTelemetry's advice for http.server.request.duration, in seconds: 5 ms to 10 s. */
 export const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
@@ -32,6 +39,8 @@ export interface MetricsSources {
   inFlight: () => number;
   version: string;
   release: string;
+  /** Peers known by identity and the builds they serve other than this one (lib/fleet/), if any. */
+  fleet?: () => { peers: number; builds: number };
 }
 
 export interface Metrics {
@@ -108,15 +117,51 @@ export function createMetrics(sources: MetricsSources): Metrics {
     registers: [registry],
   });
 
+  const fleetRequests = new Counter({
+    name: 'app_fleet_requests_total',
+    help: "Requests for another build's file (kind: static, data), by outcome (found, cut, missing, remembered, failed).",
+    labelNames: ['kind', 'outcome'] as const,
+    registers: [registry],
+  });
+  const lostFiles = new Counter({
+    name: 'app_client_lost_files_total',
+    help: "Build files pages could not load from any instance, by what the page did (recovery: reload once, or none: it just had), as the pages' beacons said.",
+    labelNames: ['recovery'] as const,
+    registers: [registry],
+  });
+  const { fleet } = sources;
+  if (fleet) {
+    new Gauge({
+      name: 'app_fleet_peers',
+      help: 'Peers this instance knows by identity (itself not counted).',
+      registers: [registry],
+      collect() {
+        this.set(fleet().peers);
+      },
+    });
+    new Gauge({
+      name: 'app_fleet_other_builds',
+      help: 'Builds other than this one that its peers serve: above 0 while a rolling update is under way.',
+      registers: [registry],
+      collect() {
+        this.set(fleet().builds);
+      },
+    });
+  }
+
   // Series that exist from the start, so a rate over them is 0 rather than absent.
   tunnelEnvelopes.inc({ outcome: 'forwarded', reason: '2xx' }, 0);
   errorReports.inc({ outcome: 'sent', reason: '' }, 0);
+  lostFiles.inc({ recovery: 'reload' }, 0);
+  lostFiles.inc({ recovery: 'none' }, 0);
 
   registrySlot.write(registry);
   // Bundled code (the server reporter) and the tunnel record through the slot.
   recorderSlot.write({
     tunnel: (outcome: TunnelOutcome, reason: string) => tunnelEnvelopes.inc({ outcome, reason }),
     report: (outcome: ReportOutcome, reason: string) => errorReports.inc({ outcome, reason }),
+    fleet: (kind: 'static' | 'data', outcome: FleetOutcome) => fleetRequests.inc({ kind, outcome }),
+    lostFile: (recovery: LostFileRecovery) => lostFiles.inc({ recovery }),
   });
 
   return {

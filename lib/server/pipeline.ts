@@ -11,9 +11,11 @@
 //                6. query bound: too many parameters is a 414 before Next parses them
 //                7. the error-reporting tunnel
 //                8. another build's reporting file: a redirect to this build's (./reporting-file.ts)
-//                9. unknown /api paths: a JSON 404
-//               10. tracing: a server transaction, when sampled (./trace-requests.ts)
-//               11. Next, whose failure is reported with a reference and answered 500
+//                9. a page's beacon that a build file did not load (lib/fleet/recovery.ts)
+//               10. another build's file or data: asked of the peer that has it (lib/fleet/)
+//               11. unknown /api paths: a JSON 404
+//               12. tracing: a server transaction, when sampled (./trace-requests.ts)
+//               13. Next, whose failure is reported with a reference and answered 500
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Settings } from '../config/settings';
 import { sendProblem } from '../http/problem';
@@ -30,6 +32,9 @@ import { limitConnections, type ConnectionLimit } from './connection-limit';
 import { answeredBeforeNext, guardConnections, refuseTooManyParams, type UpgradeHandler } from './guards';
 import type { RequestObserver } from './observe-requests';
 import type { RequestTracer } from './trace-requests';
+import type { Fleet } from '../fleet/stage';
+import { LOST_FILE_PATH } from '../fleet/paths';
+import { answerLostFileBeacon } from '../fleet/lost-file-beacon';
 
 /** What the pipeline needs of Next (a prepared `next()` app). */
 export interface NextStage {
@@ -60,6 +65,8 @@ export interface PipelineOptions {
   reportingFile?: ((path: string) => string | null) | null;
   /** Starts a request's server transaction (./trace-requests.ts); null without tracing. */
   tracer?: RequestTracer | null;
+  /** Peers that answer for other builds' files (lib/fleet/); null without FLEET_PEERS. */
+  fleet?: Fleet | null;
 }
 
 export interface Pipeline {
@@ -96,6 +103,7 @@ export function createPipeline({
   observer,
   reportingFile = null,
   tracer = null,
+  fleet = null,
 }: PipelineOptions): Pipeline {
   const requests = createRequestCounter();
   const setSecurityHeaders = securityHeaderSetter({ dev });
@@ -126,15 +134,27 @@ export function createPipeline({
       res.writeHead(307, { Location: moved, 'Cache-Control': 'no-store' }).end();
       return;
     }
-    if (isApiRoute && isApiPath(query.path) && !isApiRoute(query.path)) {
-      observer.answeredAs(res, ROUTES.notFound);
-      sendProblem(res, 404, 'No API route answers this path.', { method: req.method });
+    if (query.path === LOST_FILE_PATH) {
+      observer.answeredAs(res, ROUTES.shell);
+      answerLostFileBeacon(req, res, req.url!.slice(query.path.length + 1));
       return;
     }
-    tracer?.(req, res, query.path);
-    // So that a reported error can learn how its request was answered.
-    rememberResponse(req, res);
-    next.handle(req, res).catch((error: unknown) => nextFailed(req, res, error));
+    const toNext = () => {
+      if (isApiRoute && isApiPath(query.path) && !isApiRoute(query.path)) {
+        observer.answeredAs(res, ROUTES.notFound);
+        sendProblem(res, 404, 'No API route answers this path.', { method: req.method });
+        return;
+      }
+      tracer?.(req, res, query.path);
+      // So that a reported error can learn how its request was answered.
+      rememberResponse(req, res);
+      next.handle(req, res).catch((error: unknown) => nextFailed(req, res, error));
+    };
+    if (fleet?.take(req, res, query.path, toNext)) {
+      observer.answeredAs(res, ROUTES.nextAsset);
+      return;
+    }
+    toNext();
   };
 
   // Node's own Host check answers without the security headers; stage 5 checks instead.

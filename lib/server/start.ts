@@ -3,6 +3,8 @@
 // up before it says it is ready; `next start` closes at once on SIGTERM, with no drain. `main()`
 // reads the settings, builds the pipeline and listens. Compiled by `npm run build`
 // (tsconfig.server.json) to dist/lib/server/start.js, which `npm start` runs.
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { loadEnvConfig } from '@next/env';
@@ -19,6 +21,7 @@ import { errorFields, log, setLogLevel } from '../log/logger';
 import { reportThroughServerHook } from '../reporting/node/hook';
 import type { Metrics } from '../metrics/registry';
 import type { Tunnel } from '../reporting/tunnel';
+import type { Fleet } from '../fleet/stage';
 import { readApiRoutes } from './api-routes';
 import { adoptBuildValues } from './build-output';
 import { createRequestObserver } from './observe-requests';
@@ -83,6 +86,32 @@ function configure(dev: boolean): { settings: Settings; distDir: string } {
   return { settings, distDir };
 }
 
+/**
+ * The fleet (lib/fleet/), with FLEET_PEERS set in production: peers are resolved and asked who
+ * they are before the server listens, so the first visitors of a new build already find the old one.
+ */
+async function joinFleet(settings: Settings, distDir: string): Promise<Fleet | null> {
+  if (!settings.fleetPeers) return null;
+  const [{ createFleet }, { readOwnFiles }] = await Promise.all([
+    import('../fleet/stage'),
+    import('../fleet/own-files'),
+  ]);
+  const fleet = createFleet({
+    sources: settings.fleetPeers,
+    // A random id per process: how an instance knows itself among the addresses a name resolves to.
+    self: {
+      build: readFileSync(path.join(ROOT, distDir, 'BUILD_ID'), 'utf8').trim(),
+      instance: randomBytes(12).toString('base64url'),
+    },
+    ownFiles: readOwnFiles(path.join(ROOT, distDir, 'static')),
+    timeoutMs: settings.fleetFetchTimeoutMs,
+  });
+  await fleet.start();
+  const { peers, builds } = fleet.directory.summary();
+  log('info', 'fleet.joined', { peers, otherBuilds: builds });
+  return fleet;
+}
+
 /** The process's metrics registry, once made: after the server is ready (see main). */
 interface MetricsHolder {
   current: Metrics | null;
@@ -138,6 +167,8 @@ export async function main({ dev }: { dev: boolean }): Promise<void> {
         })
       : null;
 
+  const fleet = dev ? null : await joinFleet(settings, distDir);
+
   // Loaded after NODE_ENV is settled: Next reads it when it loads.
   const { default: next } = await import('next');
   const app = next({ dev, dir: ROOT, hostname: settings.host, port: settings.port, webpack: true });
@@ -154,6 +185,7 @@ export async function main({ dev }: { dev: boolean }): Promise<void> {
     isApiRoute: dev ? null : readApiRoutes(ROOT, distDir),
     reportingFile: dev ? null : reportingFileRedirect(ROOT, distDir),
     tracer,
+    fleet,
     next: {
       handle: app.getRequestHandler(),
       renderError: (req, res, pathname) => app.renderError(null, req, res, pathname, {}),
@@ -169,6 +201,7 @@ export async function main({ dev }: { dev: boolean }): Promise<void> {
     // The management listener's /readyz fails with the next beat; beat now instead.
     onDraining: () => management?.refresh(),
   });
+  server.once('close', () => fleet?.stop());
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -180,6 +213,9 @@ export async function main({ dev }: { dev: boolean }): Promise<void> {
   await warmUp(server);
   enterPhase('ready', { port });
   management?.refresh();
+  // Its peers asked who this instance is before it listened; asked again now, each asks back
+  // (lib/fleet/directory.ts), so the old build's instances know the new one within a second.
+  void fleet?.directory.refresh();
   // After ready, not before: loading prom-client took ~20 ms, which every start (and every
   // replica the autoscaler adds) waited for. Only the warm-up request goes untimed.
   if (management) {
@@ -189,6 +225,7 @@ export async function main({ dev }: { dev: boolean }): Promise<void> {
       inFlight: pipeline.requests.inFlight,
       version: appVersion(),
       release: release(),
+      fleet: fleet ? () => fleet.directory.summary() : undefined,
     });
     // Readiness decided now, so the health gauges hold it from the first scrape.
     management.refresh();

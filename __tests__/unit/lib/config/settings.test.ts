@@ -44,7 +44,22 @@ describe('readSettings', () => {
       livenessWedgeMs: 10_000,
       sentryDsn: null,
       distDir: '.next',
+      fleetPeers: null,
+      fleetFetchTimeoutMs: 3000,
     });
+  });
+
+  it('reads FLEET_PEERS as base URLs and DNS names', () => {
+    expect(
+      readSettings(
+        { FLEET_PEERS: ' http://10.0.3.7:3000/, dns:app-shell-peers:3000 ,http://peer' },
+        NO_BUILD_DSN,
+      ).fleetPeers,
+    ).toEqual([
+      { kind: 'url', base: 'http://10.0.3.7:3000' },
+      { kind: 'dns', name: 'app-shell-peers', port: 3000 },
+      { kind: 'url', base: 'http://peer' },
+    ]);
   });
 
   it('drains for 5 s by default on Kubernetes', () => {

@@ -34,6 +34,8 @@ const NOT_SETTINGS = new Set([
   'APP_SHELL_FIXTURES',
   // Where the tests and benchmarks find Chromium (scripts/lib/chromium.js).
   'CHROMIUM_PATH',
+  // The Dockerfile's image to carry build files from: it becomes KEEP_STATIC_FROM (docs/fleet.md).
+  'PREVIOUS_IMAGE',
 ]);
 /** The values a build bakes in (lib/config/build-values.ts), named APP_*: made from the rows. */
 const BAKED = /^APP_/;

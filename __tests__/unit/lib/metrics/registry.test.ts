@@ -1,6 +1,8 @@
 import type { Phase } from '../../../../lib/lifecycle/state';
 import {
   productMetric,
+  recordLostFile,
+  recordFleet,
   recordReport,
   recordTunnel,
   recorderSlot,
@@ -127,9 +129,17 @@ describe('recording without a registry', () => {
       report: () => {
         throw new Error('broken');
       },
+      fleet: () => {
+        throw new Error('broken');
+      },
+      lostFile: () => {
+        throw new Error('broken');
+      },
     });
     expect(() => recordTunnel('refused', 'method')).not.toThrow();
     expect(() => recordReport('sent')).not.toThrow();
+    expect(() => recordFleet('static', 'found')).not.toThrow();
+    expect(() => recordLostFile('reload')).not.toThrow();
   });
 });
 

@@ -26,7 +26,12 @@ beforeAll(async () => {
   ingest.listen(0, '127.0.0.1');
   await once(ingest, 'listening');
   counted = [];
-  recorderSlot.write({ tunnel: () => {}, report: (outcome, reason) => counted.push(`${outcome} ${reason}`) });
+  recorderSlot.write({
+    tunnel: () => {},
+    report: (outcome, reason) => counted.push(`${outcome} ${reason}`),
+    fleet: () => {},
+    lostFile: () => {},
+  });
   send = createSentrySender({
     dsn: `http://publickey@127.0.0.1:${(ingest.address() as AddressInfo).port}/1`,
     release: 'r1',

@@ -531,6 +531,8 @@ describe('what the tunnel counts', () => {
     recorderSlot.write({
       tunnel: (outcome, reason) => counted.push(`${outcome} ${reason}`),
       report: () => {},
+      fleet: () => {},
+      lostFile: () => {},
     });
   });
   afterEach(() => recorderSlot.clear());

@@ -1,0 +1,78 @@
+import { isBuildId, MAX_NAME_LENGTH, wantedFile } from '../../../../lib/fleet/names';
+
+describe('which build file a path asks for', () => {
+  it.each([
+    [
+      '/_next/static/chunks/webpack-0cfde7341fc339f2.js',
+      { kind: 'static', file: 'chunks/webpack-0cfde7341fc339f2.js', build: null },
+    ],
+    [
+      '/_next/static/chunks/pages/orders/[id]-4f1c2a.js',
+      { kind: 'static', file: 'chunks/pages/orders/[id]-4f1c2a.js', build: null },
+    ],
+    [
+      '/_next/static/chunks/pages/orders/%5Bid%5D-4f1c2a.js',
+      { kind: 'static', file: 'chunks/pages/orders/[id]-4f1c2a.js', build: null },
+    ],
+    ['/_next/static/css/a1b2c3.css', { kind: 'static', file: 'css/a1b2c3.css', build: null }],
+    ['/_next/static/media/font.3f4e.woff2', { kind: 'static', file: 'media/font.3f4e.woff2', build: null }],
+    [
+      '/_next/static/IzYkSKwDeThygEvDGcOR5/_buildManifest.js',
+      { kind: 'static', file: 'IzYkSKwDeThygEvDGcOR5/_buildManifest.js', build: 'IzYkSKwDeThygEvDGcOR5' },
+    ],
+    [
+      '/_next/static/IzYkSKwDeThygEvDGcOR5/_ssgManifest.js',
+      { kind: 'static', file: 'IzYkSKwDeThygEvDGcOR5/_ssgManifest.js', build: 'IzYkSKwDeThygEvDGcOR5' },
+    ],
+    ['/_next/data/IzYkSKwDeThygEvDGcOR5/orders/7.json', { kind: 'data', build: 'IzYkSKwDeThygEvDGcOR5' }],
+    ['/_next/data/IzYkSKwDeThygEvDGcOR5/index.json', { kind: 'data', build: 'IzYkSKwDeThygEvDGcOR5' }],
+  ])('%s is a build file', (path, wanted) => {
+    expect(wantedFile(path)).toEqual(wanted);
+  });
+
+  it.each([
+    // Not Next's build files.
+    '/',
+    '/orders/7',
+    '/api/health',
+    '/_next/image',
+    '/_next/app-shell/fleet',
+    '/favicon.ico',
+    // Shapes Next never writes.
+    '/_next/static/chunks',
+    '/_next/static/chunks/',
+    '/_next/static/chunks/a.txt',
+    '/_next/static/chunks/a.js.map',
+    '/_next/static/other/a.js',
+    '/_next/static/IzYk/secrets.js',
+    '/_next/static/IzYk/deep/_buildManifest.js',
+    '/_next/data/IzYk',
+    '/_next/data/IzYk/orders/7',
+    '/_next/data/bad$id/index.json',
+    // Another path, host or scheme through the name.
+    '/_next/static/chunks/../../../etc/passwd.js',
+    '/_next/static/chunks/%2e%2e/%2e%2e/api/health.js',
+    '/_next/static/chunks/a%2Fb.js',
+    '/_next/static/chunks/a%5Cb.js',
+    '/_next/static/chunks//evil.example/a.js',
+    '/_next/static/chunks/http:%2F%2Fevil.example%2Fa.js',
+    '/_next/static/chunks/a%00.js',
+    '/_next/static/chunks/%E0%A4%A.js',
+    '/_next/static/chunks/a b.js',
+    '/_next/static/chunks/a?.js',
+    '/_next/data/..%2F..%2Fapi/x.json',
+  ])('%s is not', (path) => {
+    expect(wantedFile(path)).toBeNull();
+  });
+
+  it('refuses a name longer than Next writes before splitting it', () => {
+    expect(wantedFile(`/_next/static/chunks/${'a'.repeat(MAX_NAME_LENGTH)}.js`)).toBeNull();
+  });
+
+  it('knows a build id by its shape only', () => {
+    expect(isBuildId('IzYkSKwDeThygEvDGcOR5')).toBe(true);
+    expect(isBuildId('a'.repeat(65))).toBe(false);
+    expect(isBuildId('a/b')).toBe(false);
+    expect(isBuildId(7)).toBe(false);
+  });
+});

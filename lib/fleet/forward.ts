@@ -1,0 +1,177 @@
+// One request for another build's file, asked of one peer and streamed to the visitor. Whatever the
+// peer does, it costs the visitor at most `timeoutMs` and at most `maxBytes`, and a body that is
+// not whole (cut short, too long, too slow) is never answered as complete: the visitor's
+// connection is closed instead, so no browser or cache keeps half a file.
+import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Peer } from './directory';
+import { HOP_HEADER } from './paths';
+
+/** found: streamed to the visitor; missing: the peer has no such file; failed: nothing was sent. */
+export type FetchOutcome = 'found' | 'missing' | 'failed' | 'cut';
+
+/** Headers of a static file that travel back: what Next sets on it, nothing of the peer's own. */
+const STATIC_ANSWER_HEADERS = [
+  'content-type',
+  'content-length',
+  'content-encoding',
+  'cache-control',
+  'etag',
+  'last-modified',
+  'vary',
+] as const;
+/** Headers asked with a static file: compression and the browser's cache validators. */
+const STATIC_ASKED_HEADERS = ['accept-encoding', 'if-none-match', 'if-modified-since'] as const;
+/** Never carried across: they describe one connection, not the request (RFC 9110, 7.6.1). */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+  'content-length',
+  'expect',
+]);
+
+export interface FetchRequest {
+  peer: Peer;
+  /** The path and query asked of the peer: checked by ./names.ts, on the peer's own address. */
+  target: string;
+  kind: 'static' | 'data';
+  req: IncomingMessage;
+  res: ServerResponse;
+  timeoutMs: number;
+  maxBytes: number;
+}
+
+function askedHeaders(kind: 'static' | 'data', from: IncomingHttpHeaders, remote: string | undefined) {
+  const headers: Record<string, string | string[]> = { [HOP_HEADER]: '1' };
+  if (kind === 'static') {
+    for (const name of STATIC_ASKED_HEADERS) {
+      const value = from[name];
+      if (typeof value === 'string') headers[name] = value;
+    }
+    return headers;
+  }
+  // A page's data is rendered for this visitor (cookies, language): everything but the connection's.
+  for (const [name, value] of Object.entries(from)) {
+    if (value !== undefined && !HOP_BY_HOP.has(name) && name !== HOP_HEADER) headers[name] = value;
+  }
+  const forwardedFor = typeof from['x-forwarded-for'] === 'string' ? `${from['x-forwarded-for']}, ` : '';
+  if (remote) headers['x-forwarded-for'] = `${forwardedFor}${remote}`;
+  return headers;
+}
+
+function answerHeaders(
+  kind: 'static' | 'data',
+  from: IncomingHttpHeaders,
+): Record<string, string | string[]> {
+  const headers: Record<string, string | string[]> = {};
+  if (kind === 'static') {
+    for (const name of STATIC_ANSWER_HEADERS) {
+      const value = from[name];
+      if (value !== undefined) headers[name] = value;
+    }
+    return headers;
+  }
+  for (const [name, value] of Object.entries(from)) {
+    if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
+  }
+  if (from['content-length'] !== undefined) headers['content-length'] = from['content-length'];
+  return headers;
+}
+
+/** Whether a peer's answer is one to pass on: a file, or for data what the page answered. */
+function passes(kind: 'static' | 'data', status: number): boolean {
+  if (kind === 'static') return status === 200 || status === 304;
+  return status < 500;
+}
+
+export function fetchFromPeer({
+  peer,
+  target,
+  kind,
+  req,
+  res,
+  timeoutMs,
+  maxBytes,
+}: FetchRequest): Promise<FetchOutcome> {
+  return new Promise((resolve) => {
+    let settled = false;
+    let streaming = false;
+    const finish = (outcome: FetchOutcome) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      peer.inFlight -= 1;
+      resolve(outcome);
+    };
+    /** The answer cannot be whole: nothing sent yet is a failure; a started answer is cut. */
+    const abandon = () => {
+      upstream.destroy();
+      if (streaming) {
+        res.destroy();
+        finish('cut');
+      } else {
+        finish('failed');
+      }
+    };
+    peer.inFlight += 1;
+    const method = req.method === 'HEAD' ? 'HEAD' : 'GET';
+    const upstream = http.request(`${peer.base}${target}`, {
+      method,
+      agent: peer.agent,
+      headers: askedHeaders(kind, req.headers, req.socket.remoteAddress),
+    });
+    // One clock for the whole exchange, headers and body: a slow peer costs at most this.
+    const timer = setTimeout(abandon, timeoutMs);
+    upstream.on('error', abandon);
+    // The visitor went away: stop asking.
+    res.on('close', () => {
+      if (!settled) {
+        upstream.destroy();
+        finish(streaming ? 'cut' : 'failed');
+      }
+    });
+    upstream.on('response', (answer) => {
+      const status = answer.statusCode ?? 0;
+      if (status === 404 && kind === 'static') {
+        answer.resume();
+        upstream.destroy();
+        return finish('missing');
+      }
+      const declared = Number(answer.headers['content-length'] ?? NaN);
+      if (!passes(kind, status) || declared > maxBytes) {
+        upstream.destroy();
+        return finish('failed');
+      }
+      streaming = true;
+      res.writeHead(status, answerHeaders(kind, answer.headers));
+      let received = 0;
+      answer.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+        if (received > maxBytes || (Number.isFinite(declared) && received > declared)) return abandon();
+        // The visitor's pace, not the peer's: at most one chunk waits in memory.
+        if (!res.write(chunk)) {
+          answer.pause();
+          res.once('drain', () => answer.resume());
+        }
+      });
+      answer.on('aborted', abandon);
+      answer.on('error', abandon);
+      answer.on('end', () => {
+        if (settled) return;
+        // A peer that said more than it sent: the file is not whole.
+        if (method === 'GET' && Number.isFinite(declared) && received !== declared && status === 200)
+          return abandon();
+        res.end();
+        finish('found');
+      });
+    });
+    upstream.end();
+  });
+}

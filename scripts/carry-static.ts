@@ -1,0 +1,107 @@
+// A step of `npm run build`, after the source maps: copies the files of earlier builds named by
+// KEEP_STATIC_FROM into this build's static/ (never over one of its own), pruned by
+// KEEP_STATIC_BUILDS and KEEP_STATIC_DAYS, and writes the build's carried-builds.json so the next
+// build can carry them on. Why, and how the Dockerfile fills KEEP_STATIC_FROM: docs/fleet.md.
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import path from 'node:path';
+import { loadEnvConfig } from '@next/env';
+import { readVariable } from '../lib/config/variables';
+import { type BuildFiles, CARRIED_MANIFEST, parseManifest, planCarry } from '../lib/fleet/carried';
+
+const ROOT = path.resolve(__dirname, '../..');
+
+/** Every file under `folder`, relative, with / between folders. */
+function filesUnder(folder: string): string[] {
+  return readdirSync(folder, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.relative(folder, path.join(entry.parentPath, entry.name)).split(path.sep).join('/'));
+}
+
+type Source = BuildFiles & { folder: string };
+
+/**
+ * The builds a static/ folder holds: its carried-builds.json beside it, or, for a folder without
+ * one (a build made before this step existed), one build of every file in it, named by the folder
+ * holding its _buildManifest.js and dated by that file.
+ */
+export function buildsIn(staticFolder: string): Source[] {
+  const manifest = path.join(path.dirname(staticFolder), CARRIED_MANIFEST);
+  if (existsSync(manifest)) {
+    const builds = parseManifest(readFileSync(manifest, 'utf8'));
+    if (!builds)
+      throw new Error(`${manifest} is not a list of builds: remove it to carry every file as one build`);
+    return builds.map((build) => ({ ...build, folder: staticFolder }));
+  }
+  const files = filesUnder(staticFolder);
+  const marker = files.find((file) => /^[^/]+\/_buildManifest\.js$/.test(file));
+  const id = marker ? marker.split('/')[0]! : `unknown:${staticFolder}`;
+  const builtAt = statSync(marker ? path.join(staticFolder, marker) : staticFolder).mtime.toISOString();
+  return [{ id, builtAt, files, folder: staticFolder }];
+}
+
+export function carryStatic(env: NodeJS.ProcessEnv, now = Date.now()): string {
+  const problems: string[] = [];
+  const dist = path.resolve(ROOT, readVariable('distDir', env, problems));
+  const from = readVariable('keepStaticFrom', env, problems) ?? [];
+  const limits = {
+    builds: readVariable('keepStaticBuilds', env, problems),
+    days: readVariable('keepStaticDays', env, problems),
+    now,
+  };
+  for (const folder of from)
+    if (!existsSync(path.join(path.resolve(ROOT, folder))))
+      problems.push(`KEEP_STATIC_FROM names ${folder}, which does not exist`);
+  if (problems.length > 0) throw new Error(`Invalid build configuration: ${problems.join('; ')}.`);
+
+  const staticFolder = path.join(dist, 'static');
+  const ownFiles = filesUnder(staticFolder);
+  const own: BuildFiles = {
+    id: readFileSync(path.join(dist, 'BUILD_ID'), 'utf8').trim(),
+    builtAt: new Date(now).toISOString(),
+    files: ownFiles,
+  };
+  const { kept, left } = planCarry(
+    own.id,
+    from.flatMap((folder) => buildsIn(path.resolve(ROOT, folder))),
+    limits,
+  );
+  const present = new Set(ownFiles);
+  let copied = 0;
+  const carried = kept.map(({ folder, ...build }) => {
+    const files = build.files.filter((file) => existsSync(path.join(folder, file)));
+    for (const file of files) {
+      if (present.has(file)) continue;
+      const target = path.join(staticFolder, file);
+      mkdirSync(path.dirname(target), { recursive: true });
+      copyFileSync(path.join(folder, file), target);
+      present.add(file);
+      copied += 1;
+    }
+    return { ...build, files };
+  });
+  writeFileSync(path.join(dist, CARRIED_MANIFEST), `${JSON.stringify({ builds: [own, ...carried] })}\n`);
+  if (from.length === 0) return 'Carried files: none (KEEP_STATIC_FROM unset).';
+  const leftOut = left.map(
+    ({ id, why }) =>
+      `${id} (${why === 'age' ? `older than ${limits.days} days` : `beyond ${limits.builds} builds`})`,
+  );
+  return `Carried files: ${copied} from ${carried.length} earlier build(s) (${carried.map((b) => b.id).join(', ') || 'none'})${leftOut.length ? `; left out: ${leftOut.join(', ')}` : ''}.`;
+}
+
+if (require.main === module) {
+  loadEnvConfig(ROOT, false, { info: () => {}, error: (...args: unknown[]) => console.error(...args) });
+  try {
+    console.log(carryStatic(process.env));
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exit(1);
+  }
+}
