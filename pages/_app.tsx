@@ -2,11 +2,14 @@ import type { AppProps } from 'next/app';
 import { ErrorBoundary } from '../components/error-boundary/ErrorBoundary';
 import { ErrorScreen } from '../components/error-screen/ErrorScreen';
 import { clientException } from '../components/error-screen/copy/client-exception';
+import { recoverLostAssets } from '../lib/fleet/recovery';
 import { reportBrowserError, startBrowserReporting } from '../lib/reporting/browser/reporter';
 import '../components/theme/global.css';
 
 // As early as page code runs: buffers errors until the SDK loads when the page is idle.
 startBrowserReporting();
+// A lazy part whose build file is gone everywhere: one reload, never the error screen.
+recoverLostAssets();
 
 export default function App({ Component, pageProps, router }: AppProps) {
   return (

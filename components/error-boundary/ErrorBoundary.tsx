@@ -1,4 +1,5 @@
 import { Component, type ErrorInfo, type ReactNode } from 'react';
+import { isLostAsset, recoverFromLostFile } from '../../lib/fleet/recovery';
 
 export interface FallbackProps {
   /** The error report's id, when the reporter gave one. */
@@ -17,6 +18,8 @@ export interface ErrorBoundaryProps {
 
 interface State {
   hasError: boolean;
+  /** The error is a build file that did not load: the page reloads instead of showing the screen. */
+  lost?: boolean;
   reference?: string;
   resetKey?: unknown;
 }
@@ -28,18 +31,25 @@ interface State {
 export class ErrorBoundary extends Component<ErrorBoundaryProps, State> {
   state: State = { hasError: false, resetKey: this.props.resetKey };
 
-  static getDerivedStateFromError(): Partial<State> {
-    return { hasError: true };
+  static getDerivedStateFromError(error: unknown): Partial<State> {
+    return { hasError: true, lost: isLostAsset(error) };
   }
 
   static getDerivedStateFromProps(props: ErrorBoundaryProps, state: State): Partial<State> | null {
     if (props.resetKey !== state.resetKey) {
-      return { hasError: false, reference: undefined, resetKey: props.resetKey };
+      return { hasError: false, lost: false, reference: undefined, resetKey: props.resetKey };
     }
     return null;
   }
 
   componentDidCatch(error: unknown, info: ErrorInfo) {
+    // A build file that did not load (React.lazy): not the application's error, so never reported.
+    // The page reloads once (lib/fleet/recovery.ts); if it just did, the file is lost for the new
+    // page too, which no reload mends: the screen, with its own reload button, is all that is left.
+    if (this.state.lost) {
+      if (!recoverFromLostFile()) this.setState({ lost: false });
+      return;
+    }
     let reference: string | undefined;
     try {
       reference = this.props.onError?.(error, info);
@@ -55,6 +65,7 @@ export class ErrorBoundary extends Component<ErrorBoundaryProps, State> {
 
   render() {
     if (this.state.hasError) {
+      if (this.state.lost) return null;
       return this.props.fallback({ reference: this.state.reference, reset: this.reset });
     }
     return this.props.children;

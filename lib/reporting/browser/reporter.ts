@@ -4,6 +4,7 @@
 //
 // Without SENTRY_DSN at build time the SDK file is not built, its URL is '', and every function
 // below returns at once, so no browser downloads Sentry code.
+import { isLostAsset } from '../../fleet/recovery';
 import { markReported, newEventId, referenceOf } from '../reference';
 import type { LoadedSdk, Mechanism, SdkLoadedEvent } from './types';
 
@@ -37,7 +38,8 @@ function enabled(): boolean {
  * The same error object is reported once. Never throws.
  */
 export function reportBrowserError(error: unknown, mechanism: Mechanism): string | undefined {
-  if (!enabled()) return undefined;
+  // A build file that did not load is not the application's error (lib/fleet/recovery.ts).
+  if (!enabled() || isLostAsset(error)) return undefined;
   // No try/catch needed: referenceOf and markReported guard themselves, sdk.capture catches.
   const existing = referenceOf(error);
   if (existing) return existing;

@@ -3,6 +3,13 @@ import { render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { useState } from 'react';
 import { ErrorBoundary } from '../../../../components/error-boundary/ErrorBoundary';
+import { recoverFromLostFile } from '../../../../lib/fleet/recovery';
+
+jest.mock('../../../../lib/fleet/recovery', () => ({
+  ...jest.requireActual('../../../../lib/fleet/recovery'),
+  recoverFromLostFile: jest.fn(() => true),
+}));
+const recover = recoverFromLostFile as jest.MockedFunction<typeof recoverFromLostFile>;
 
 let shouldThrow = true;
 /** Called each time React tries to render the child. */
@@ -112,5 +119,51 @@ describe('ErrorBoundary', () => {
       </ErrorBoundary>,
     );
     expect(screen.getByText('Fallback shown')).toBeInTheDocument();
+  });
+});
+
+describe('ErrorBoundary and a lazy part whose build file is gone (React.lazy)', () => {
+  function LostPart(): never {
+    const error = new Error('Loading chunk 3 failed.');
+    error.name = 'ChunkLoadError';
+    throw error;
+  }
+
+  beforeEach(() => recover.mockClear());
+
+  it('reloads the page instead of showing the fallback, and reports nothing', () => {
+    recover.mockReturnValue(true);
+    const onError = jest.fn();
+    render(
+      <ErrorBoundary fallback={fallback} onError={onError}>
+        <LostPart />
+      </ErrorBoundary>,
+    );
+    expect(recover).toHaveBeenCalledTimes(1);
+    expect(screen.queryByText('Fallback shown')).not.toBeInTheDocument();
+    expect(onError).not.toHaveBeenCalled();
+  });
+
+  it('shows the fallback, still unreported, when the page has just reloaded for it', () => {
+    recover.mockReturnValue(false);
+    const onError = jest.fn();
+    render(
+      <ErrorBoundary fallback={fallback} onError={onError}>
+        <LostPart />
+      </ErrorBoundary>,
+    );
+    expect(screen.getByText('Fallback shown')).toBeInTheDocument();
+    expect(onError).not.toHaveBeenCalled();
+  });
+
+  it('treats any other error as the application’s', () => {
+    const onError = jest.fn(() => 'ref1');
+    render(
+      <ErrorBoundary fallback={fallback} onError={onError}>
+        <Flaky />
+      </ErrorBoundary>,
+    );
+    expect(recover).not.toHaveBeenCalled();
+    expect(screen.getByText('Fallback shown ref1')).toBeInTheDocument();
   });
 });
