@@ -166,6 +166,48 @@ describe('Service, PodDisruptionBudget and HorizontalPodAutoscaler', () => {
   });
 });
 
+describe('The fleet (docs/fleet.md)', () => {
+  const services = all.filter((m) => m.kind === 'Service') as (Manifest & {
+    spec: {
+      clusterIP?: string;
+      publishNotReadyAddresses?: boolean;
+      selector: Record<string, string>;
+      ports: { port: number; targetPort: string }[];
+    };
+  })[];
+  const headless = services.find((s) => s.spec.clusterIP === 'None');
+
+  it('has a headless Service over every pod, ready or not, on the app port', () => {
+    expect(headless).toBeDefined();
+    expect(headless!.spec.publishNotReadyAddresses).toBe(true);
+    expect(deployment.spec.template.metadata.labels).toEqual(
+      expect.objectContaining(headless!.spec.selector),
+    );
+    expect(headless!.spec.ports.map((p) => p.targetPort)).toEqual(['http']);
+  });
+
+  it('names that Service, at the app port, in FLEET_PEERS', () => {
+    const settings = readSettings(env, { dsnAtBuild: null });
+    expect(settings.fleetPeers).toEqual([
+      { kind: 'dns', name: headless!.metadata.name, port: headless!.spec.ports[0]!.port },
+    ]);
+    expect(headless!.spec.ports[0]!.port).toBe(settings.port);
+  });
+
+  it('rolls one pod at a time, an old one leaving only after a new one has served a while', () => {
+    const spec = deployment.spec as unknown as {
+      strategy: { type: string; rollingUpdate: { maxUnavailable: number; maxSurge: number } };
+      minReadySeconds: number;
+    };
+    expect(spec.strategy).toEqual({
+      type: 'RollingUpdate',
+      rollingUpdate: { maxUnavailable: 0, maxSurge: 1 },
+    });
+    // Longer than the fleet's refresh (5 s), so every old pod knows the new one before the next goes.
+    expect(spec.minReadySeconds).toBeGreaterThan(5);
+  });
+});
+
 describe('Dockerfile', () => {
   const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
   const instructions = dockerfile.split('\n').filter((line) => /^[A-Z]+\s/.test(line));
@@ -240,9 +282,11 @@ describe('NetworkPolicy', () => {
     ]);
   });
 
-  it('lets out DNS to kube-dns and HTTPS to the ingest addresses, nothing else', () => {
-    expect(policy.spec.egress).toHaveLength(2);
-    const [dns, ingest] = policy.spec.egress;
+  it('lets out DNS to kube-dns, the app port of the other app-shell pods and HTTPS to the ingest addresses, nothing else', () => {
+    expect(policy.spec.egress).toHaveLength(3);
+    const [fleet, dns, ingest] = policy.spec.egress;
+    expect(fleet!.to).toEqual([{ podSelector: { matchLabels: deployment.spec.template.metadata.labels } }]);
+    expect(fleet!.ports).toEqual([{ port: port.name, protocol: 'TCP' }]);
     expect(dns!.to).toEqual([
       {
         namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } },
