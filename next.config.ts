@@ -131,6 +131,13 @@ export default function nextConfig(phase: string): NextConfig {
             !(chunk.name && chunk.name in reportingEntries) && nextChunks(chunk);
         }
       }
+      if (withFixtures) {
+        // The fleet fixtures show which build made them (pages/__fixtures__/fleet/), so two fixture
+        // builds differ in every chunk that includes them, as two releases do.
+        config.plugins.push(
+          new webpack.DefinePlugin({ 'process.env.APP_FIXTURE_BUILD_ID': JSON.stringify(buildId) }),
+        );
+      }
       if (withFixtures && isServer) {
         // The fixture builds' dependency checks (off unless APP_SHELL_FIXTURE_CHECKS=1 at start).
         config.plugins.push(

@@ -10,7 +10,8 @@ import { freePort } from './server';
 /** What `npm run build` printed, kept inside the build it made. */
 export const BUILD_OUTPUT = 'build-output.log';
 
-function build(distDir: string, extraEnv: Record<string, string>) {
+/** `npm run build` into `distDir`, unless E2E_SKIP_BUILD=1 and a build is already there. */
+export function buildUnlessKept(distDir: string, extraEnv: Record<string, string>) {
   if (process.env.E2E_SKIP_BUILD === '1' && existsSync(path.join(ROOT, distDir, 'BUILD_ID'))) return;
   npmBuild(distDir, extraEnv, 'inherit');
 }
@@ -31,18 +32,18 @@ export function npmBuild(distDir: string, extraEnv: Record<string, string>, outp
 }
 
 export default async function globalSetup() {
-  build(PRODUCTION_DIST, {});
+  buildUnlessKept(PRODUCTION_DIST, {});
   // Port 9 (discard): nothing listens; only the bytes and the SDK files of this build are examined.
   // With tracing on, the heaviest first-load JS a build can have (lib/reporting/browser/reporter.ts).
-  build(PRODUCTION_DSN_DIST, {
+  buildUnlessKept(PRODUCTION_DSN_DIST, {
     SENTRY_DSN: 'http://publickey@127.0.0.1:9/1',
     SENTRY_TRACES_SAMPLE_RATE: '0.1',
   });
-  build(FIXTURE_DIST, { APP_SHELL_FIXTURES: '1' });
+  buildUnlessKept(FIXTURE_DIST, { APP_SHELL_FIXTURES: '1' });
   // The DSN is baked into the browser bundle, so the local ingest's port is chosen now; the tests
   // read it back from the build (support/reporting-build.ts) and listen on it.
   const ingestPort = await freePort();
-  build(REPORTING_DIST, {
+  buildUnlessKept(REPORTING_DIST, {
     APP_SHELL_FIXTURES: '1',
     SENTRY_DSN: `http://publickey@127.0.0.1:${ingestPort}/1`,
   });
