@@ -10,7 +10,14 @@ const { ROOT, WORK, buildApp, buildBareApp } = require('./lib/builds.js');
 const { audit } = require('./lib/lighthouse.js');
 const { load } = require('./lib/load.js');
 const { firstLoadJs, firstLoadJsFromHtml, notFoundTransfer, sdkChunk } = require('./lib/page-weight.js');
-const { fetchAnswer, rssMiB, startApp, startBare, startNodeHttp } = require('./lib/servers.js');
+const {
+  fetchAnswer,
+  rssMiB,
+  startApp,
+  startAppInFleet,
+  startBare,
+  startNodeHttp,
+} = require('./lib/servers.js');
 
 const SECONDS = Number(process.env.BENCH_SECONDS) || 4;
 const CONNECTIONS = 10;
@@ -168,8 +175,8 @@ async function measureWeight(app, appDsn, bare) {
 
 /** @param {string} bareDir */
 async function measureServers(bareDir) {
-  progress('starting this app and the bare app');
-  const app = await startApp('.next-bench');
+  progress('starting this app (as deployed: in a fleet with an instance of another build) and the bare app');
+  const app = await startAppInFleet('.next-bench', '.next-bench-fixtures');
   const bare = await startBare(bareDir);
   const nodeHttp = await startNodeHttp(await fetchAnswer(`${app.url}/api/health/live`));
   try {
@@ -300,6 +307,26 @@ async function compareThroughput(on, off, figure) {
       target: figure.target,
       met: a.rps >= 0.95 * b.rps,
     });
+  }
+}
+
+/**
+ * What the fleet costs a request for this build's own files and pages: the same build in a fleet
+ * (FLEET_PEERS naming an instance of another build, which it knows) against alone.
+ */
+async function measureFleetCost() {
+  progress('fleet: the same build with FLEET_PEERS against without');
+  const inFleet = await startAppInFleet('.next-bench', '.next-bench-fixtures');
+  const alone = await startApp('.next-bench');
+  try {
+    await compareThroughput(inFleet, alone, {
+      section: 'Fleet cost (median of 2 alternating runs)',
+      with: 'in a fleet',
+      baselineName: 'same build without FLEET_PEERS',
+      target: 'within 5 %',
+    });
+  } finally {
+    await Promise.all([inFleet.stop(), alone.stop()]);
   }
 }
 
@@ -551,6 +578,7 @@ async function main() {
   }
   if (part('weight')) await measureWeight(app, appDsn, path.join(bareDir, '.next'));
   if (part('servers')) await measureServers(bareDir);
+  if (part('fleet')) await measureFleetCost();
   if (part('tunnel')) await measureTunnelCost();
   if (part('observability')) await measureObservabilityCost();
   if (part('starts')) await measureStarts(bareDir);

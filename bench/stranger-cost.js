@@ -5,13 +5,17 @@
 //    this curve (docs/query-bound.md).
 // 2. A junk envelope of n bytes posted to the tunnel (docs/tunnel.md): time to the refusal, and
 //    the refusal's size.
+// 3. Made-up build file names asked of an instance in a fleet (lib/fleet/, docs/fleet.md), whose
+//    peer serves another build, so every name is one it asks that peer for: time per request
+//    against how many distinct names and how long each is, beside a plain 404 (a made-up page
+//    path) on the same server, and the live heap each leaves behind.
 // Loopback only; each request is timed on a fresh connection, median of REPEATS. Results in
 // bench/results/stranger-cost.json.
 const fs = require('node:fs');
 const net = require('node:net');
 const path = require('node:path');
 const { ROOT, buildApp, buildBareApp } = require('./lib/builds.js');
-const { startApp, startBare } = require('./lib/servers.js');
+const { startApp, startAppInFleet, startBare } = require('./lib/servers.js');
 
 // A DSN nothing listens on: the tunnel is mounted, and junk is refused before anything is sent.
 const BENCH_DSN = 'http://publickey@127.0.0.1:9/1';
@@ -115,6 +119,129 @@ async function tunnelCurve(port, tunnelPath, dsn) {
   return out;
 }
 
+const FLEET_COUNTS = [1, 10, 100, 1000];
+const FLEET_LENGTHS = [16, 256, 1000, 4000, 8000];
+/** The issue's bound: a made-up chunk name costs at most this many plain 404s. */
+const FLEET_MAX_RATIO = 10;
+
+/** A seeded stream of hex digits, so every run asks the same names. */
+function hexStream(seed = 26) {
+  let state = seed;
+  return (/** @type {number} */ length) => {
+    let out = '';
+    for (let i = 0; i < length; i += 1) {
+      state = (state * 1103515245 + 12345) % 2 ** 31;
+      out += (state % 16).toString(16);
+    }
+    return out;
+  };
+}
+
+/**
+ * The live heap of a server started with bench's memory probe, after a full GC.
+ * @param {import('../scripts/lib/server-process.js').ServerProcess} server @param {string} file
+ */
+async function heapMiB(server, file) {
+  const read = () => (fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : { reading: 0 });
+  const before = read().reading;
+  server.child.kill('SIGUSR2');
+  for (let i = 0; i < 500; i += 1) {
+    const reading = read();
+    if (reading.reading > before) return reading.heapUsed / 2 ** 20;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error('no memory reading');
+}
+
+/** @param {number} port @param {string[]} targets  median ms of one request each, in turn */
+async function medianOf(port, targets) {
+  const times = [];
+  /** @type {Set<number>} */
+  const statuses = new Set();
+  for (const target of targets) {
+    const { ms, status } = await timedRequest(port, target);
+    times.push(ms);
+    statuses.add(status);
+  }
+  return { ms: median(times), statuses: [...statuses] };
+}
+
+async function fleetCurves() {
+  const peerDist = '.next-strangers-peer';
+  if (!fs.existsSync(path.join(ROOT, peerDist, 'BUILD_ID'))) buildApp(peerDist);
+  const memoryFile = path.join(require('node:os').tmpdir(), `stranger-cost-memory-${process.pid}.json`);
+  const probe = path.join(ROOT, '__tests__/support/memory-probe.cjs');
+  const app = await startAppInFleet('.next', peerDist, {
+    NODE_OPTIONS: `--require ${probe}`,
+    APP_SHELL_TEST_MEMORY_FILE: memoryFile,
+    LOG_LEVEL: 'warn',
+  });
+  const hex = hexStream();
+  /** @type {{ n: number, chunkMs: number, repeatMs: number, plainMs: number, ratio: number, statuses: number[] }[]} */
+  const byCount = [];
+  /** @type {{ length: number, chunkMs: number, plainMs: number, ratio: number, statuses: number[] }[]} */
+  const byLength = [];
+  /** @type {Record<string, number>} */
+  const heap = {};
+  try {
+    // Warm: the first requests of a fresh process pay for loading code.
+    await medianOf(
+      app.port,
+      Array.from({ length: 50 }, () => `/_next/static/chunks/${hex(16)}.js`),
+    );
+    await medianOf(
+      app.port,
+      Array.from({ length: 50 }, () => `/${hex(16)}`),
+    );
+    heap.start = await heapMiB(app, memoryFile);
+    for (const n of FLEET_COUNTS) {
+      const names = Array.from({ length: n }, () => `/_next/static/chunks/${hex(16)}.js`);
+      const chunk = await medianOf(app.port, names);
+      const repeat = await medianOf(app.port, names);
+      const plain = await medianOf(
+        app.port,
+        Array.from({ length: n }, () => `/${hex(16)}`),
+      );
+      byCount.push({
+        n,
+        chunkMs: chunk.ms,
+        repeatMs: repeat.ms,
+        plainMs: plain.ms,
+        ratio: chunk.ms / plain.ms,
+        statuses: [...new Set([...chunk.statuses, ...repeat.statuses])],
+      });
+    }
+    heap.afterCounts = await heapMiB(app, memoryFile);
+    for (const length of FLEET_LENGTHS) {
+      const names = Array.from({ length: REPEATS * 3 }, () => `/_next/static/chunks/${hex(length)}.js`);
+      const chunk = await medianOf(app.port, names);
+      const plain = await medianOf(
+        app.port,
+        Array.from({ length: REPEATS * 3 }, () => `/${hex(length)}`),
+      );
+      byLength.push({
+        length,
+        chunkMs: chunk.ms,
+        plainMs: plain.ms,
+        ratio: chunk.ms / plain.ms,
+        statuses: chunk.statuses,
+      });
+    }
+    // Past the misses it remembers (4096), then as many made-up page paths: what the fleet's cache
+    // holds is the difference between the two.
+    const before = await heapMiB(app, memoryFile);
+    for (let i = 0; i < 5000; i += 1) await timedRequest(app.port, `/_next/static/chunks/${hex(16)}.js`);
+    heap.fiveThousandChunkNames = (await heapMiB(app, memoryFile)) - before;
+    const middle = await heapMiB(app, memoryFile);
+    for (let i = 0; i < 5000; i += 1) await timedRequest(app.port, `/${hex(16)}`);
+    heap.fiveThousandPagePaths = (await heapMiB(app, memoryFile)) - middle;
+  } finally {
+    await app.stop();
+    fs.rmSync(memoryFile, { force: true });
+  }
+  return { byCount, byLength, heap };
+}
+
 async function main() {
   const distDir = '.next';
   if (!fs.existsSync(path.join(ROOT, distDir, 'BUILD_ID'))) buildApp(distDir);
@@ -150,6 +277,8 @@ async function main() {
     await withDsn.stop();
   }
 
+  const fleet = await fleetCurves();
+
   const lines = ['| server: path | shape | ' + COUNTS.map((n) => `n=${n}`).join(' | ') + ' |'];
   lines.push(`|${'---|'.repeat(COUNTS.length + 2)}`);
   for (const [name, shapes] of Object.entries(results)) {
@@ -167,12 +296,42 @@ async function main() {
     const cells = points.map((p) => `${p.ms.toFixed(1)} ms (${p.status}, ${p.bytes} B)`);
     lines.push(`| ${shape} | ${cells.join(' | ')} |`);
   }
+  lines.push(
+    '',
+    `| fleet: distinct made-up chunk names | ${FLEET_COUNTS.map((n) => `n=${n}`).join(' | ')} |`,
+  );
+  lines.push(`|${'---|'.repeat(FLEET_COUNTS.length + 1)}`);
+  lines.push(
+    `| each asked once (peer asked) | ${fleet.byCount.map((p) => `${p.chunkMs.toFixed(2)} ms`).join(' | ')} |`,
+  );
+  lines.push(
+    `| the same again (remembered) | ${fleet.byCount.map((p) => `${p.repeatMs.toFixed(2)} ms`).join(' | ')} |`,
+  );
+  lines.push(
+    `| a plain 404 (made-up page path) | ${fleet.byCount.map((p) => `${p.plainMs.toFixed(2)} ms`).join(' | ')} |`,
+  );
+  lines.push(
+    `| ratio, target ≤ ${FLEET_MAX_RATIO} | ${fleet.byCount.map((p) => `${p.ratio.toFixed(2)}x${p.ratio <= FLEET_MAX_RATIO ? '' : ' (over)'}`).join(' | ')} |`,
+  );
+  lines.push('', `| fleet: name length | ${FLEET_LENGTHS.map((n) => `${n} chars`).join(' | ')} |`);
+  lines.push(`|${'---|'.repeat(FLEET_LENGTHS.length + 1)}`);
+  lines.push(
+    `| made-up chunk name | ${fleet.byLength.map((p) => `${p.chunkMs.toFixed(2)} ms (${p.statuses.join(',')})`).join(' | ')} |`,
+  );
+  lines.push(
+    `| made-up page path | ${fleet.byLength.map((p) => `${p.plainMs.toFixed(2)} ms`).join(' | ')} |`,
+  );
+  lines.push(`| ratio | ${fleet.byLength.map((p) => `${p.ratio.toFixed(2)}x`).join(' | ')} |`);
+  lines.push(
+    '',
+    `Live heap: ${fleet.heap.start.toFixed(1)} MiB warm, ${fleet.heap.afterCounts.toFixed(1)} MiB after the ${FLEET_COUNTS.reduce((a, b) => a + b, 0)} names above; +${fleet.heap.fiveThousandChunkNames.toFixed(2)} MiB for 5,000 more made-up chunk names against +${fleet.heap.fiveThousandPagePaths.toFixed(2)} MiB for 5,000 made-up page paths.`,
+  );
   const table = lines.join('\n');
   process.stdout.write(`${table}\n`);
   fs.mkdirSync(path.join(ROOT, 'bench/results'), { recursive: true });
   fs.writeFileSync(
     path.join(ROOT, 'bench/results/stranger-cost.json'),
-    `${JSON.stringify({ measuredAt: new Date().toISOString(), node: process.version, repeats: REPEATS, query: results, tunnel }, null, 2)}\n`,
+    `${JSON.stringify({ measuredAt: new Date().toISOString(), node: process.version, repeats: REPEATS, query: results, tunnel, fleet }, null, 2)}\n`,
   );
 }
 

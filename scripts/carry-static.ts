@@ -13,7 +13,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { loadEnvConfig } from '@next/env';
-import { readVariable } from '../lib/config/variables';
+import { type Env, readVariable } from '../lib/config/variables';
 import { type BuildFiles, CARRIED_MANIFEST, parseManifest, planCarry } from '../lib/fleet/carried';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -41,13 +41,16 @@ export function buildsIn(staticFolder: string): Source[] {
     return builds.map((build) => ({ ...build, folder: staticFolder }));
   }
   const files = filesUnder(staticFolder);
+  // An empty folder (the Dockerfile's stand-in when no PREVIOUS_IMAGE is given) holds no build.
+  if (files.length === 0) return [];
   const marker = files.find((file) => /^[^/]+\/_buildManifest\.js$/.test(file));
   const id = marker ? marker.split('/')[0]! : `unknown:${staticFolder}`;
   const builtAt = statSync(marker ? path.join(staticFolder, marker) : staticFolder).mtime.toISOString();
   return [{ id, builtAt, files, folder: staticFolder }];
 }
 
-export function carryStatic(env: NodeJS.ProcessEnv, now = Date.now()): string {
+/** Carries the files KEEP_STATIC_FROM names into the build; returns the line `npm run build` prints. */
+export function carryStatic(env: Env, now = Date.now()): string {
   const problems: string[] = [];
   const dist = path.resolve(ROOT, readVariable('distDir', env, problems));
   const from = readVariable('keepStaticFrom', env, problems) ?? [];

@@ -8,10 +8,11 @@ const { NEXT_BIN, ROOT } = require('./builds.js');
  * This app's production server (`npm start`).
  * @param {string} distDir  relative to the repository
  * @param {Record<string, string>} [env]
- * @param {{ stdoutFile?: string }} [options]  `stdoutFile`: its log lines go to a file, as a
- *   container runtime takes them, rather than to this process, which generates the load.
+ * @param {{ stdoutFile?: string, port?: number }} [options]  `stdoutFile`: its log lines go to a
+ *   file, as a container runtime takes them, rather than to this process, which generates the load.
+ *   `port`: one chosen beforehand (a peer must know it before the server starts).
  */
-function startApp(distDir, env = {}, { stdoutFile } = {}) {
+function startApp(distDir, env = {}, { stdoutFile, port } = {}) {
   return startServerProcess({
     command: process.execPath,
     args: [path.join(ROOT, 'dist/lib/server/start.js')],
@@ -19,6 +20,7 @@ function startApp(distDir, env = {}, { stdoutFile } = {}) {
     env: { NEXT_DIST_DIR: distDir, HOST: '127.0.0.1', ...env },
     readyPath: '/api/health/ready',
     stdoutFile,
+    port,
   });
 }
 
@@ -95,4 +97,25 @@ function fetchAnswer(url) {
   });
 }
 
-module.exports = { startApp, startBare, startNodeHttp, rssMiB, fetchAnswer };
+/**
+ * This app as one instance of a rolling update: `distDir` with FLEET_PEERS naming a second
+ * instance that serves another build (`peerDistDir`), and that one naming it back. What is measured
+ * of the first is what every deployed replica pays for the fleet.
+ * @param {string} distDir @param {string} peerDistDir @param {Record<string, string>} [env]
+ */
+async function startAppInFleet(distDir, peerDistDir, env = {}) {
+  const { freePort } = require('../../scripts/lib/server-process.js');
+  const [port, peerPort] = await Promise.all([freePort(), freePort()]);
+  const peers = `http://127.0.0.1:${port},http://127.0.0.1:${peerPort}`;
+  const peer = await startApp(peerDistDir, { FLEET_PEERS: peers, LOG_LEVEL: 'warn' }, { port: peerPort });
+  const app = await startApp(distDir, { ...env, FLEET_PEERS: peers }, { port });
+  return {
+    ...app,
+    stop: async () => {
+      const [code] = await Promise.all([app.stop(), peer.stop()]);
+      return code;
+    },
+  };
+}
+
+module.exports = { startApp, startAppInFleet, startBare, startNodeHttp, rssMiB, fetchAnswer };

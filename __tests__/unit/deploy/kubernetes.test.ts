@@ -235,6 +235,24 @@ describe('Dockerfile', () => {
     );
   });
 
+  it('carries the build files of PREVIOUS_IMAGE, from where the runtime stage keeps them, and builds without one', () => {
+    const flat = dockerfile.replace(/\\\n\s*/g, ' ');
+    // Without the argument, an empty folder of a stage of its own: nothing is carried.
+    expect(flat).toMatch(/^ARG PREVIOUS_IMAGE=no-previous-image$/m);
+    expect(flat).toMatch(
+      /^FROM \$\{NODE_IMAGE\} AS no-previous-image\s+RUN mkdir -p \/app\/\.next\/static$/m,
+    );
+    expect(flat).toMatch(/^FROM \$\{PREVIOUS_IMAGE\} AS previous$/m);
+    expect(flat).toMatch(
+      /--mount=type=bind,from=previous,source=\/app\/\.next,target=\/previous\/\.next .*KEEP_STATIC_FROM=\/previous\/\.next\/static NEXT_OUTPUT=standalone npm run build/,
+    );
+    // The runtime stage serves the build from /app/.next, with the list of builds it carries.
+    expect(flat).toMatch(/^WORKDIR \/app$/m);
+    expect(readFileSync(path.join(ROOT, 'scripts/assemble-standalone.sh'), 'utf8')).toContain(
+      'carried-builds.json',
+    );
+  });
+
   it('runs on Node 24 LTS', () => {
     expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:24-/m);
   });

@@ -70,7 +70,14 @@ const PRODUCT_METRICS = new Set<string>([]);
 
 /** Every series name the app's registry serves: histograms with their _bucket, _sum and _count. */
 async function servedNames(): Promise<Set<string>> {
-  const metrics = createMetrics({ phase: () => 'ready', inFlight: () => 0, version: 'v', release: 'r' });
+  const metrics = createMetrics({
+    phase: () => 'ready',
+    inFlight: () => 0,
+    version: 'v',
+    release: 'r',
+    // As every replica with FLEET_PEERS serves them.
+    fleet: () => ({ peers: 0, builds: 0 }),
+  });
   try {
     const names = new Set<string>(PRODUCT_METRICS);
     for (const { name, type } of await metrics.registry.getMetricsAsJSON()) {

@@ -4,7 +4,7 @@ import http, { type IncomingMessage, type Server, type ServerResponse } from 'no
 import type { AddressInfo } from 'node:net';
 import { createDirectory, type Identity, PEER_BACKOFF_MS } from '../../../../lib/fleet/directory';
 import { HOP_HEADER, IDENTITY_PATH } from '../../../../lib/fleet/paths';
-import { createFleet, type Fleet, MAX_FILE_BYTES } from '../../../../lib/fleet/stage';
+import { createFleet, type Fleet, MAX_FILE_BYTES, MISSES_KEPT } from '../../../../lib/fleet/stage';
 import { recorderSlot } from '../../../../lib/metrics/record';
 import { rawRequest } from '../../../support/http';
 
@@ -223,6 +223,19 @@ describe('a file no instance has', () => {
     expect(old.asked).toHaveLength(1);
     expect(counted).toEqual(['static missing', ...Array(4).fill('static remembered')]);
   });
+
+  it(`remembers at most ${MISSES_KEPT} misses, forgetting the oldest first`, async () => {
+    const old = peer(OLD);
+    const self = await instance([await old.base]);
+    const name = (i: number) => `/_next/static/chunks/miss-${i}.js`;
+    for (let i = 0; i <= MISSES_KEPT; i += 1) await rawRequest(self.base, name(i));
+    expect(old.asked).toHaveLength(MISSES_KEPT + 1);
+    // The newest is still remembered; the first was pushed out by the last.
+    await rawRequest(self.base, name(MISSES_KEPT));
+    expect(old.asked).toHaveLength(MISSES_KEPT + 1);
+    await rawRequest(self.base, name(0));
+    expect(old.asked).toHaveLength(MISSES_KEPT + 2);
+  }, 30_000);
 
   it('is Next’s 404 at once when no other build serves, with no peer asked', async () => {
     const same = peer({ build: SELF.build, instance: 'instanceTwin' }, serveChunk);

@@ -1,0 +1,128 @@
+// The build step that carries earlier builds' files (scripts/carry-static.ts), on build folders
+// made in a temporary directory.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { CARRIED_MANIFEST } from '../../../lib/fleet/carried';
+import { carryStatic } from '../../../scripts/carry-static';
+
+const DAY = 24 * 60 * 60 * 1000;
+const NOW = Date.parse('2026-11-25T12:00:00Z');
+let root: string;
+
+beforeEach(() => {
+  root = mkdtempSync(path.join(tmpdir(), 'carry-static-'));
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+/** A build folder as `next build` leaves it: BUILD_ID, static/<id>/_buildManifest.js and `files`. */
+function buildFolder(name: string, id: string, files: Record<string, string>, builtDaysAgo = 0): string {
+  const dist = path.join(root, name);
+  mkdirSync(path.join(dist, 'static', id), { recursive: true });
+  writeFileSync(path.join(dist, 'BUILD_ID'), id);
+  const manifest = path.join(dist, 'static', id, '_buildManifest.js');
+  writeFileSync(manifest, `self.__BUILD_MANIFEST=${JSON.stringify(id)}`);
+  const when = new Date(NOW - builtDaysAgo * DAY);
+  utimesSync(manifest, when, when);
+  for (const [file, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(dist, 'static', file)), { recursive: true });
+    writeFileSync(path.join(dist, 'static', file), text);
+  }
+  return dist;
+}
+
+const read = (dist: string, file: string) => readFileSync(path.join(dist, 'static', file), 'utf8');
+const manifest = (dist: string) =>
+  JSON.parse(readFileSync(path.join(dist, CARRIED_MANIFEST), 'utf8')) as {
+    builds: { id: string; files: string[] }[];
+  };
+
+describe('carrying earlier builds’ files into a build', () => {
+  it('copies the files this build lacks, never over one of its own, and records every build', () => {
+    const old = buildFolder(
+      'old',
+      'buildOld',
+      { 'chunks/a-1.js': 'old a', 'chunks/shared.js': 'old shared' },
+      1,
+    );
+    const dist = buildFolder('new', 'buildNew', {
+      'chunks/b-2.js': 'new b',
+      'chunks/shared.js': 'new shared',
+    });
+    const line = carryStatic({ NEXT_DIST_DIR: dist, KEEP_STATIC_FROM: `${old}/static` }, NOW);
+    expect(read(dist, 'chunks/a-1.js')).toBe('old a');
+    expect(read(dist, 'buildOld/_buildManifest.js')).toContain('buildOld');
+    expect(read(dist, 'chunks/shared.js')).toBe('new shared');
+    expect(manifest(dist).builds.map((build) => build.id)).toEqual(['buildNew', 'buildOld']);
+    expect(line).toBe('Carried files: 2 from 1 earlier build(s) (buildOld).');
+  });
+
+  it('carries on what the previous build carried, pruned to the newest builds within the age', () => {
+    const first = buildFolder('first', 'build1', { 'chunks/one.js': '1' }, 20);
+    const second = buildFolder('second', 'build2', { 'chunks/two.js': '2' }, 2);
+    carryStatic(
+      { NEXT_DIST_DIR: second, KEEP_STATIC_FROM: `${first}/static`, KEEP_STATIC_DAYS: '30' },
+      NOW - DAY,
+    );
+    const third = buildFolder('third', 'build3', { 'chunks/three.js': '3' }, 1);
+    carryStatic({ NEXT_DIST_DIR: third, KEEP_STATIC_FROM: `${second}/static`, KEEP_STATIC_DAYS: '30' }, NOW);
+    const fourth = buildFolder('fourth', 'build4', { 'chunks/four.js': '4' });
+    // Builds 3, 2 and 1 are on offer; 1 is 20 days old, past the default 14.
+    const line = carryStatic({ NEXT_DIST_DIR: fourth, KEEP_STATIC_FROM: `${third}/static` }, NOW);
+    expect(manifest(fourth).builds.map((build) => build.id)).toEqual(['build4', 'build3', 'build2']);
+    expect(existsSync(path.join(fourth, 'static/chunks/two.js'))).toBe(true);
+    expect(existsSync(path.join(fourth, 'static/chunks/one.js'))).toBe(false);
+    expect(line).toContain('left out: build1 (older than 14 days)');
+    const fifth = buildFolder('fifth', 'build5', {});
+    carryStatic({ NEXT_DIST_DIR: fifth, KEEP_STATIC_FROM: `${fourth}/static`, KEEP_STATIC_BUILDS: '1' }, NOW);
+    expect(manifest(fifth).builds.map((build) => build.id)).toEqual(['build5', 'build4']);
+  });
+
+  it('carries nothing from an empty folder (an image built without PREVIOUS_IMAGE), and records no build for it', () => {
+    const empty = path.join(root, 'empty/static');
+    mkdirSync(empty, { recursive: true });
+    const dist = buildFolder('new', 'buildNew', {});
+    expect(carryStatic({ NEXT_DIST_DIR: dist, KEEP_STATIC_FROM: empty }, NOW)).toBe(
+      'Carried files: 0 from 0 earlier build(s) (none).',
+    );
+    expect(manifest(dist).builds.map((build) => build.id)).toEqual(['buildNew']);
+  });
+
+  it('records the build alone when KEEP_STATIC_FROM is unset', () => {
+    const dist = buildFolder('new', 'buildNew', { 'chunks/b.js': 'b' });
+    expect(carryStatic({ NEXT_DIST_DIR: dist }, NOW)).toBe('Carried files: none (KEEP_STATIC_FROM unset).');
+    expect(manifest(dist).builds).toEqual([
+      {
+        id: 'buildNew',
+        builtAt: new Date(NOW).toISOString(),
+        files: ['buildNew/_buildManifest.js', 'chunks/b.js'],
+      },
+    ]);
+  });
+
+  it('stops with one line for a folder that does not exist or a bad limit', () => {
+    const dist = buildFolder('new', 'buildNew', {});
+    expect(() =>
+      carryStatic(
+        { NEXT_DIST_DIR: dist, KEEP_STATIC_FROM: '/nowhere/static', KEEP_STATIC_BUILDS: 'all' },
+        NOW,
+      ),
+    ).toThrow(
+      /^Invalid build configuration: .*KEEP_STATIC_BUILDS.*; KEEP_STATIC_FROM names \/nowhere\/static, which does not exist\.$/,
+    );
+  });
+
+  it('refuses a carried-builds manifest that names a file outside static/', () => {
+    const old = buildFolder('old', 'buildOld', { 'chunks/a.js': 'a' }, 1);
+    writeFileSync(
+      path.join(old, CARRIED_MANIFEST),
+      JSON.stringify({
+        builds: [{ id: 'x', builtAt: new Date(NOW).toISOString(), files: ['../../secret'] }],
+      }),
+    );
+    const dist = buildFolder('new', 'buildNew', {});
+    expect(() => carryStatic({ NEXT_DIST_DIR: dist, KEEP_STATIC_FROM: `${old}/static` }, NOW)).toThrow(
+      /is not a list of builds/,
+    );
+  });
+});
