@@ -50,13 +50,16 @@ export interface Directory {
   candidates: (build: string | null) => { peers: Peer[]; leftOut: number };
   /** Whether some peer is known to serve `build`. */
   knows: (build: string) => boolean;
+  /** Whether `instance` is a peer known by identity, or this instance itself. */
+  knowsInstance: (instance: string) => boolean;
   /** Resolves and asks every peer again; one refresh at a time. */
   refresh: () => Promise<void>;
   /** A refresh, unless one ran in the last UNKNOWN_BUILD_REFRESH_MS: a stranger cannot make more. */
   refreshSoon: () => Promise<void>;
   /**
-   * Someone asked who this instance is: a peer that has just started, which this one may not know
-   * yet. A refresh after the one running, at most one per UNKNOWN_BUILD_REFRESH_MS, never dropped.
+   * An instance this one does not know asked who it is: a peer that has just started. A refresh
+   * after the one running, at most one per UNKNOWN_BUILD_REFRESH_MS, never dropped. (Only for an
+   * unknown asker: known peers asking at every refresh would keep each other refreshing forever.)
    */
   introduced: () => void;
   /** Bumped when the set of (peer, build) pairs changes: what was missing may now be found. */
@@ -77,10 +80,18 @@ function baseOf(address: string, port: number): string {
   return address.includes(':') ? `http://[${address}]:${port}` : `http://${address}:${port}`;
 }
 
-/** GET IDENTITY_PATH of `base`; null for any answer that is not a well-formed identity in time. */
-export function askIdentity(base: string, agent: http.Agent, timeoutMs: number): Promise<Identity | null> {
+/**
+ * GET IDENTITY_PATH of `base`, naming the asker (its instance id, in the hop header) so that the
+ * peer knows whether it has met it; null for any answer that is not a well-formed identity in time.
+ */
+export function askIdentity(
+  base: string,
+  agent: http.Agent,
+  timeoutMs: number,
+  asker: string,
+): Promise<Identity | null> {
   return new Promise((resolve) => {
-    const req = http.get(`${base}${IDENTITY_PATH}`, { agent, headers: { [HOP_HEADER]: '1' } }, (res) => {
+    const req = http.get(`${base}${IDENTITY_PATH}`, { agent, headers: { [HOP_HEADER]: asker } }, (res) => {
       const chunks: Buffer[] = [];
       let size = 0;
       res.on('data', (chunk: Buffer) => {
@@ -179,7 +190,7 @@ export function createDirectory({
         .filter((base) => !itself.has(base))
         .map(async (base) => {
           const peer = peerAt(base);
-          const identity = await askIdentity(base, peer.agent, timeoutMs);
+          const identity = await askIdentity(base, peer.agent, timeoutMs, self.instance);
           if (identity?.instance === self.instance) {
             itself.add(base);
             peer.agent.destroy();
@@ -227,6 +238,8 @@ export function createDirectory({
       return { peers: [...byBuild.values()], leftOut };
     },
     knows: (build) => known().some((peer) => peer.identity!.build === build),
+    knowsInstance: (instance) =>
+      instance === self.instance || known().some((peer) => peer.identity!.instance === instance),
     refresh,
     refreshSoon: () =>
       running ?? (now() - lastRefresh >= UNKNOWN_BUILD_REFRESH_MS ? refresh() : Promise.resolve()),

@@ -8,7 +8,7 @@ import { createDirectory, type Directory, type Identity } from './directory';
 import { HOP_HEADER, IDENTITY_PATH } from './paths';
 import { fetchFromPeer } from './forward';
 import type { PeerSource } from './peer-list';
-import { wantedFile, type Wanted } from './names';
+import { isBuildId, wantedFile, type Wanted } from './names';
 
 /** Larger than any file Next writes (its own warning for a page's data is at 128 KiB). */
 export const MAX_FILE_BYTES = 16 * 1024 * 1024;
@@ -121,8 +121,10 @@ export function createFleet({
     take: (req, res, pathname, toNext) => {
       if (pathname === IDENTITY_PATH) {
         if (req.method !== 'GET' && req.method !== 'HEAD') return false;
-        // A peer asking: it may have just started (at most one refresh a second, whoever asks).
-        if (req.headers[HOP_HEADER] !== undefined) peers.introduced();
+        // A peer this instance does not know yet asking: it has just started. (At most one refresh a
+        // second, whatever ids strangers send.)
+        const asker = req.headers[HOP_HEADER];
+        if (typeof asker === 'string' && isBuildId(asker) && !peers.knowsInstance(asker)) peers.introduced();
         res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
         res.end(req.method === 'HEAD' ? undefined : identityBody);
         return true;

@@ -2,7 +2,12 @@
 // what a slow, dead or lying peer can cost.
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createDirectory, type Identity, PEER_BACKOFF_MS } from '../../../../lib/fleet/directory';
+import {
+  createDirectory,
+  type Identity,
+  PEER_BACKOFF_MS,
+  UNKNOWN_BUILD_REFRESH_MS,
+} from '../../../../lib/fleet/directory';
 import { HOP_HEADER, IDENTITY_PATH } from '../../../../lib/fleet/paths';
 import { createFleet, type Fleet, MAX_FILE_BYTES, MISSES_KEPT } from '../../../../lib/fleet/stage';
 import { recorderSlot } from '../../../../lib/metrics/record';
@@ -406,10 +411,29 @@ describe('who the peers are', () => {
     expect(self.fleet.directory.summary().peers).toBe(0);
     // The new instance starts, and asks this one who it is.
     identity = OLD;
-    await rawRequest(self.base, IDENTITY_PATH, { headers: { [HOP_HEADER]: '1' } });
+    await rawRequest(self.base, IDENTITY_PATH, { headers: { [HOP_HEADER]: OLD.instance } });
     const deadline = Date.now() + 5000;
     while (self.fleet.directory.summary().peers === 0 && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 20));
     expect(self.fleet.directory.summary()).toEqual({ peers: 1, builds: 1 });
+  });
+
+  it('does not refresh when a peer it knows asks who it is: peers do not keep each other refreshing', async () => {
+    let identityAsks = 0;
+    const known = await listen((req, res) => {
+      if (req.url === IDENTITY_PATH) identityAsks += 1;
+      res.writeHead(200).end(JSON.stringify(OLD));
+    });
+    const self = await instance([known]);
+    expect(identityAsks).toBe(1);
+    // The known peer's own refreshes ask this instance, naming itself.
+    for (let i = 0; i < 3; i += 1)
+      await rawRequest(self.base, IDENTITY_PATH, { headers: { [HOP_HEADER]: OLD.instance } });
+    await new Promise((resolve) => setTimeout(resolve, UNKNOWN_BUILD_REFRESH_MS + 300));
+    expect(identityAsks).toBe(1);
+    // An instance it has not met (a new pod) asking does.
+    await rawRequest(self.base, IDENTITY_PATH, { headers: { [HOP_HEADER]: 'instanceNewcomer' } });
+    await new Promise((resolve) => setTimeout(resolve, UNKNOWN_BUILD_REFRESH_MS + 300));
+    expect(identityAsks).toBe(2);
   });
 });
