@@ -3,7 +3,7 @@
 // FLEET_PEERS naming both, the new build carrying the old one's files (KEEP_STATIC_FROM). Visitors
 // must never notice: every visit whole, old tabs going on after their build stops, and a file gone
 // everywhere costing one reload, never the error screen (docs/fleet.md).
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { clientException } from '../../components/error-screen/copy/client-exception';
 import { type Balancer, startBalancer } from '../support/balancer';
 import { launchBrowser } from '../support/browser';
@@ -89,13 +89,15 @@ async function openVisit(): Promise<Visit> {
 /** Clicks the counter until the page answers: true once its code has hydrated it. */
 async function hydrates(page: Page): Promise<boolean> {
   await page.getByRole('button', { name: /^Clicked \d+ times$/ }).click();
-  return page
-    .getByRole('button', { name: 'Clicked 1 times' })
-    .waitFor({ timeout: 10_000 })
-    .then(
-      () => true,
-      () => false,
-    );
+  return shows(page.getByRole('button', { name: 'Clicked 1 times' }));
+}
+
+/** Whether `locator` shows within 10 s. */
+function shows(locator: Locator): Promise<boolean> {
+  return locator.waitFor({ timeout: 10_000 }).then(
+    () => true,
+    () => false,
+  );
 }
 
 async function showsErrorScreen(page: Page): Promise<boolean> {
@@ -137,21 +139,9 @@ describe('two builds behind one round-robin balancer', () => {
       servedBy.add(answer?.headers()['x-served-by'] ?? '');
       const hydrated = await hydrates(visit.page);
       await visit.page.getByRole('button', { name: 'Show the lazy part' }).click();
-      const lazy = await visit.page
-        .getByText('The lazy part loaded.')
-        .waitFor({ timeout: 10_000 })
-        .then(
-          () => true,
-          () => false,
-        );
+      const lazy = await shows(visit.page.getByText('The lazy part loaded.'));
       await visit.page.getByRole('link', { name: 'Open the server-rendered page' }).click();
-      const navigated = await visit.page
-        .getByRole('heading', { name: 'Server-rendered fixture' })
-        .waitFor({ timeout: 10_000 })
-        .then(
-          () => true,
-          () => false,
-        );
+      const navigated = await shows(visit.page.getByRole('heading', { name: 'Server-rendered fixture' }));
       const whole =
         hydrated &&
         lazy &&
@@ -198,25 +188,13 @@ describe('two builds behind one round-robin balancer', () => {
     const outcomes: string[] = [];
     for (const [i, tab] of oldTabs.entries()) {
       await tab.page.getByRole('button', { name: 'Show the lazy part' }).click();
-      const lazy = await tab.page
-        .getByText('The lazy part loaded.')
-        .waitFor({ timeout: 10_000 })
-        .then(
-          () => true,
-          () => false,
-        );
+      const lazy = await shows(tab.page.getByText('The lazy part loaded.'));
       // Without a reload: the tab's own state (the counter) is still there.
       const sameDocument =
         tab.documents() === 1 &&
         (await tab.page.getByRole('button', { name: 'Clicked 1 times' }).count()) === 1;
       await tab.page.getByRole('link', { name: 'Open the server-rendered page' }).click();
-      const reached = await tab.page
-        .getByRole('heading', { name: 'Server-rendered fixture' })
-        .waitFor({ timeout: 10_000 })
-        .then(
-          () => true,
-          () => false,
-        );
+      const reached = await shows(tab.page.getByRole('heading', { name: 'Server-rendered fixture' }));
       const ok = lazy && sameDocument && reached && !(await showsErrorScreen(tab.page));
       outcomes.push(
         ok ? 'went on' : `tab ${i}: lazy ${lazy}, same document ${sameDocument}, reached ${reached}`,

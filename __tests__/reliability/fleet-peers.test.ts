@@ -3,7 +3,7 @@
 // dead or lying. The peer is a stand-in in this process that says it serves another build, so every
 // made-up name is one the server would ask it for. Costs in time are curves in `npm run
 // bench:strangers`; here, what can be counted: answers, what reached the peer, and the live heap.
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -13,6 +13,7 @@ import { MAX_IN_FLIGHT_PER_PEER, MISSES_KEPT } from '../../lib/fleet/stage';
 import { FIXTURE_DIST } from '../support/paths';
 import { buildRequest, sendRaw } from '../support/raw-http';
 import { probeReadiness } from '../support/readiness-probe';
+import { readMemory } from '../support/memory';
 import { recordResult } from '../support/results';
 import { seededRandom } from '../support/seeded-random';
 import { type RunningServer, startServer } from '../support/server';
@@ -57,27 +58,8 @@ async function getAll(targets: string[], concurrency = 8): Promise<number[]> {
   return statuses;
 }
 
-interface Memory {
-  reading: number;
-  heapUsed: number;
-}
-
-/** The server's live heap after a full GC (support/memory-probe.cjs). */
-async function memory(): Promise<Memory> {
-  const before = existsSync(MEMORY_FILE)
-    ? (JSON.parse(readFileSync(MEMORY_FILE, 'utf8')) as Memory).reading
-    : 0;
-  server.child.kill('SIGUSR2');
-  const deadline = performance.now() + 10_000;
-  while (performance.now() < deadline) {
-    if (existsSync(MEMORY_FILE)) {
-      const reading = JSON.parse(readFileSync(MEMORY_FILE, 'utf8')) as Memory;
-      if (reading.reading > before) return reading;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error('the server wrote no memory reading');
-}
+/** The server's memory after a full GC (support/memory-probe.cjs). */
+const memory = () => readMemory(server.child, MEMORY_FILE);
 
 /** Until the server has forgiven a failed peer (lib/fleet/directory.ts: 5 s). */
 const afterBackoff = () => new Promise((resolve) => setTimeout(resolve, 5200));

@@ -7,13 +7,14 @@
 // return pages or keep them. Node 24 grows RSS by some 250 MiB in the first seconds of load and then
 // holds it, which is why every bound is measured from the end of the warm-up.
 import { once } from 'node:events';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { REPORTING_DIST } from '../support/paths';
 import { reportingBuild } from '../support/reporting-build';
+import { readMemory } from '../support/memory';
 import { recordResult } from '../support/results';
 import { type RunningServer, startServer } from '../support/server';
 
@@ -27,14 +28,6 @@ const MAX_BUFFER_GROWTH_MIB = 8;
 const MAX_RSS_GROWTH_MIB = 128;
 const MIB = 1024 * 1024;
 const MEMORY_FILE = path.join(tmpdir(), `app-shell-memory-${process.pid}.json`);
-
-interface Memory {
-  reading: number;
-  rss: number;
-  heapUsed: number;
-  /** Memory of Buffers and other objects held outside V8's heap (includes arrayBuffers). */
-  external: number;
-}
 
 const envelope = `{"event_id":"${'d'.repeat(32)}","dsn":"${build.dsn}"}\n{"type":"event"}\n{"message":"leak check","level":"error"}\n`;
 /** One round of what a busy site serves: pages (the 404), each health probe, and a report. */
@@ -55,22 +48,8 @@ let server: RunningServer;
 let sink: Server;
 let forwarded = 0;
 
-/** Asks the server for a reading (memory-probe.cjs) and waits for it. */
-async function memory(): Promise<Memory> {
-  const before = existsSync(MEMORY_FILE)
-    ? (JSON.parse(readFileSync(MEMORY_FILE, 'utf8')) as Memory).reading
-    : 0;
-  server.child.kill('SIGUSR2');
-  const deadline = performance.now() + 10_000;
-  while (performance.now() < deadline) {
-    if (existsSync(MEMORY_FILE)) {
-      const reading = JSON.parse(readFileSync(MEMORY_FILE, 'utf8')) as Memory;
-      if (reading.reading > before) return reading;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error('the server wrote no memory reading');
-}
+/** The server's memory after a full GC (support/memory-probe.cjs). */
+const memory = () => readMemory(server.child, MEMORY_FILE);
 
 async function run(amount: number) {
   const result = await autocannon({

@@ -12,6 +12,8 @@ import { HOP_HEADER, IDENTITY_PATH } from './paths';
 export const REFRESH_MS = 5000;
 /** A request that names a build no peer is known to serve refreshes at most this often. */
 export const UNKNOWN_BUILD_REFRESH_MS = 1000;
+/** Refreshes in a row a peer may leave unanswered before its build is forgotten (15 s). */
+export const FORGET_AFTER_UNANSWERED = 3;
 /** After a failed fetch a peer is left out for this long. */
 export const PEER_BACKOFF_MS = 5000;
 /** More is a lying peer: an identity is two short ids. */
@@ -25,6 +27,8 @@ export interface Identity {
 export interface Peer {
   base: string;
   identity: Identity | null;
+  /** Refreshes in a row it did not answer (a busy or stopped peer). */
+  unanswered: number;
   /** Left out of candidates until then (a failed fetch). */
   failedUntil: number;
   /** Fetches in flight to it (./forward.ts bounds them). */
@@ -146,6 +150,7 @@ export function createDirectory({
       peer = {
         base,
         identity: null,
+        unanswered: 0,
         failedUntil: 0,
         inFlight: 0,
         agent: new http.Agent({
@@ -197,8 +202,16 @@ export function createDirectory({
             peers.delete(base);
             return;
           }
-          // A peer that does not answer is forgotten until it does: its build is not known.
-          peer.identity = identity;
+          if (identity) {
+            peer.identity = identity;
+            peer.unanswered = 0;
+            return;
+          }
+          // One slow answer from a busy peer must not make its build's files 404s: its build stays
+          // known (a fetch that fails is a 503 with Retry-After) until it has missed
+          // FORGET_AFTER_UNANSWERED refreshes, or its address leaves the DNS answer.
+          peer.unanswered += 1;
+          if (peer.unanswered >= FORGET_AFTER_UNANSWERED) peer.identity = null;
         }),
     );
     const next = [...peers.values()]

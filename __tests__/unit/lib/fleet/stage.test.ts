@@ -4,6 +4,7 @@ import http, { type IncomingMessage, type Server, type ServerResponse } from 'no
 import type { AddressInfo } from 'node:net';
 import {
   createDirectory,
+  FORGET_AFTER_UNANSWERED,
   type Identity,
   PEER_BACKOFF_MS,
   UNKNOWN_BUILD_REFRESH_MS,
@@ -435,5 +436,26 @@ describe('who the peers are', () => {
     await rawRequest(self.base, IDENTITY_PATH, { headers: { [HOP_HEADER]: 'instanceNewcomer' } });
     await new Promise((resolve) => setTimeout(resolve, UNKNOWN_BUILD_REFRESH_MS + 300));
     expect(identityAsks).toBe(2);
+  });
+
+  it(`keeps a busy peer's build through ${FORGET_AFTER_UNANSWERED - 1} unanswered refreshes, and forgets it at the ${FORGET_AFTER_UNANSWERED}rd`, async () => {
+    let silent = false;
+    const busy = await listen((req, res) => {
+      if (req.url === IDENTITY_PATH && silent) return res.writeHead(503).end();
+      if (req.url === IDENTITY_PATH) return res.writeHead(200).end(JSON.stringify(OLD));
+      serveChunk(req, res);
+    });
+    const self = await instance([busy]);
+    silent = true;
+    for (let i = 1; i < FORGET_AFTER_UNANSWERED; i += 1) await self.fleet.directory.refresh();
+    // Still known: its files are still asked of it.
+    expect(self.fleet.directory.summary()).toEqual({ peers: 1, builds: 1 });
+    expect((await rawRequest(self.base, CHUNK)).status).toBe(200);
+    await self.fleet.directory.refresh();
+    expect(self.fleet.directory.summary()).toEqual({ peers: 0, builds: 0 });
+    // One answer, and it is known again.
+    silent = false;
+    await self.fleet.directory.refresh();
+    expect(self.fleet.directory.summary()).toEqual({ peers: 1, builds: 1 });
   });
 });
