@@ -1,5 +1,5 @@
 import { Component, type ErrorInfo, type ReactNode } from 'react';
-import { isLostAsset, recoverFromLostFile } from '../../lib/fleet/recovery';
+import { isLostAsset } from '../../lib/fleet/recovery';
 
 export interface FallbackProps {
   /** The error report's id, when the reporter gave one. */
@@ -18,7 +18,7 @@ export interface ErrorBoundaryProps {
 
 interface State {
   hasError: boolean;
-  /** The error is a build file that did not load: the page reloads instead of showing the screen. */
+  /** The error is a build file that did not load: the page is reloading, so nothing is shown. */
   lost?: boolean;
   reference?: string;
   resetKey?: unknown;
@@ -43,13 +43,9 @@ export class ErrorBoundary extends Component<ErrorBoundaryProps, State> {
   }
 
   componentDidCatch(error: unknown, info: ErrorInfo) {
-    // A build file that did not load (React.lazy): not the application's error, so never reported.
-    // The page reloads once (lib/fleet/recovery.ts); if it just did, the file is lost for the new
-    // page too, which no reload mends: the screen, with its own reload button, is all that is left.
-    if (this.state.lost) {
-      if (!recoverFromLostFile()) this.setState({ lost: false });
-      return;
-    }
+    // A build file that did not load (React.lazy): not the application's error, so never reported,
+    // and no screen: webpack's chunk loader has already reloaded the page (lib/fleet/recovery.ts).
+    if (this.state.lost) return;
     let reference: string | undefined;
     try {
       reference = this.props.onError?.(error, info);

@@ -1,7 +1,8 @@
 // The browser's last resort when a build file is gone everywhere (no peer has it, nothing carried
 // it): the page reloads once, and the fresh page comes from a build that has its files. Never an
-// error report, since the application did nothing wrong; every lost file is counted instead, through
-// a beacon (LOST_FILE_PATH, ./lost-file-beacon.ts). In every page's first-load JS, so it stays tiny.
+// error report, since the application did nothing wrong; each reload is counted instead, through a
+// beacon (LOST_FILE_PATH, ./lost-file-beacon.ts). In every page's first-load JS, whose budget is
+// bare Next + 2 KiB (page-weight.test.ts): every byte here is weighed.
 import { LOST_FILE_PATH } from './paths';
 
 /** When this tab last reloaded for a lost file (sessionStorage: one tab, surviving the reload). */
@@ -10,7 +11,7 @@ const RELOADED_AT = 'app-shell:reloaded-at';
 export const RELOAD_AGAIN_AFTER_MS = 30_000;
 
 /** webpack's runtime, in the browser bundle: `e` loads a chunk (scripts and styles) for import(). */
-declare const __webpack_require__: { e?: (chunkId: string | number) => Promise<unknown> } | undefined;
+declare const __webpack_require__: { e: (chunkId: string | number) => Promise<unknown> } | undefined;
 
 /** What the recovery does to the page (unit tests replace them: jsdom can do neither). */
 export const pageActions = {
@@ -18,54 +19,40 @@ export const pageActions = {
   beacon: (url: string) => navigator.sendBeacon(url),
 };
 
-let reloading = false;
-
 /** webpack's error for a script chunk that did not load, or mini-css-extract's for a style chunk. */
 export function isLostAsset(error: unknown): boolean {
-  const { name, code } = (error ?? {}) as { name?: unknown; code?: unknown };
-  return name === 'ChunkLoadError' || code === 'CSS_CHUNK_LOAD_FAILED';
+  const lost = error as { name?: unknown; code?: unknown } | null | undefined;
+  return lost?.name === 'ChunkLoadError' || lost?.code === 'CSS_CHUNK_LOAD_FAILED';
 }
 
 /**
- * A build file did not load: reloads the page, unless this tab did so less than
- * RELOAD_AGAIN_AFTER_MS ago, and tells the server which. True when the page is reloading (also for
- * a second call before it has). Never throws.
+ * A build file did not load: reloads the page and says so, unless this tab did so less than
+ * RELOAD_AGAIN_AFTER_MS ago (which also makes a second lost file of the same page a no-op). Without
+ * storage (a privacy mode) nothing happens, so there can be no loop. Never throws.
  */
-export function recoverFromLostFile(): boolean {
-  if (reloading) return true;
-  let reload: boolean;
+export function recoverFromLostFile(): void {
   try {
-    reload = Date.now() - Number(sessionStorage.getItem(RELOADED_AT)) >= RELOAD_AGAIN_AFTER_MS;
-    if (reload) sessionStorage.setItem(RELOADED_AT, String(Date.now()));
-  } catch {
-    // No storage (a privacy mode): no reload either, so there can be no loop.
-    reload = false;
-  }
-  try {
-    pageActions.beacon(`${LOST_FILE_PATH}?recovery=${reload ? 'reload' : 'none'}`);
-  } catch {
-    // Counting is a nicety; the recovery goes on without it.
-  }
-  if (reload) {
-    reloading = true;
+    if (Date.now() - Number(sessionStorage.getItem(RELOADED_AT)) < RELOAD_AGAIN_AFTER_MS) return;
+    sessionStorage.setItem(RELOADED_AT, String(Date.now()));
+    pageActions.beacon(LOST_FILE_PATH);
     pageActions.reload();
+  } catch {
+    // No storage, no beacon: the page stays as it is.
   }
-  return reload;
 }
 
 /**
- * Every lazy part (`import()`, `next/dynamic`, and their styles) loads through webpack's chunk
- * loader, and Next's loadable swallows its rejection, so neither an error boundary nor
- * 'unhandledrejection' ever sees a lost chunk: the loader itself is where to notice it. Call once
- * from _app's module scope.
+ * Every lazy part (`import()`, `next/dynamic`, `React.lazy`, and their styles) loads through
+ * webpack's chunk loader, and Next's loadable swallows its rejection, so neither an error boundary
+ * nor 'unhandledrejection' sees every lost chunk: the loader is where to notice it. Call once from
+ * _app's module scope.
  */
 export function recoverLostAssets(): void {
-  if (typeof window === 'undefined' || typeof __webpack_require__ === 'undefined') return;
+  if (typeof __webpack_require__ === 'undefined' || typeof window === 'undefined') return;
   const runtime = __webpack_require__;
   const load = runtime.e;
-  if (typeof load !== 'function') return;
   runtime.e = (chunkId) =>
-    load.call(runtime, chunkId).catch((error: unknown) => {
+    load(chunkId).catch((error: unknown) => {
       if (isLostAsset(error)) recoverFromLostFile();
       throw error;
     });

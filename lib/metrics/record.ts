@@ -17,15 +17,12 @@ export type ReportOutcome = 'sent' | 'dropped' | 'logged';
  */
 export type FleetOutcome = 'found' | 'cut' | 'missing' | 'remembered' | 'failed';
 
-/** What a page did about a build file that did not load: reload once, or nothing (it just had). */
-export type LostFileRecovery = 'reload' | 'none';
-
 export interface Recorder {
   tunnel: (outcome: TunnelOutcome, reason: string) => void;
   report: (outcome: ReportOutcome, reason: string) => void;
   fleet: (kind: 'static' | 'data', outcome: FleetOutcome) => void;
-  /** A page lost a build file (its beacon), and reloaded or not (lib/fleet/recovery.ts). */
-  lostFile: (recovery: LostFileRecovery) => void;
+  /** A page reloaded because a build file was gone everywhere (its beacon, lib/fleet/recovery.ts). */
+  lostFileReload: () => void;
 }
 
 export const recorderSlot = processSlot<Recorder>('metricsRecorder');
@@ -76,10 +73,10 @@ export function recordFleet(kind: 'static' | 'data', outcome: FleetOutcome): voi
   }
 }
 
-/** Counts one build file a page lost, by what the page did about it. Never throws. */
-export function recordLostFile(recovery: LostFileRecovery): void {
+/** Counts one page that reloaded for a lost build file. Never throws. */
+export function recordLostFileReload(): void {
   try {
-    recorderSlot.read()?.lostFile(recovery);
+    recorderSlot.read()?.lostFileReload();
   } catch {
     // As above.
   }

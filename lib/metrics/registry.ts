@@ -9,7 +9,6 @@ import type { HealthReport, HealthStatus } from '../health/types';
 import type { Phase } from '../lifecycle/state';
 import {
   type FleetOutcome,
-  type LostFileRecovery,
   recorderSlot,
   registrySlot,
   type ReportOutcome,
@@ -123,10 +122,9 @@ export function createMetrics(sources: MetricsSources): Metrics {
     labelNames: ['kind', 'outcome'] as const,
     registers: [registry],
   });
-  const lostFiles = new Counter({
-    name: 'app_client_lost_files_total',
-    help: "Build files pages could not load from any instance, by what the page did (recovery: reload once, or none: it just had), as the pages' beacons said.",
-    labelNames: ['recovery'] as const,
+  const lostFileReloads = new Counter({
+    name: 'app_client_lost_file_reloads_total',
+    help: "Pages that reloaded once because a build file was gone from every instance, as the pages' beacons said.",
     registers: [registry],
   });
   const { fleet } = sources;
@@ -152,8 +150,6 @@ export function createMetrics(sources: MetricsSources): Metrics {
   // Series that exist from the start, so a rate over them is 0 rather than absent.
   tunnelEnvelopes.inc({ outcome: 'forwarded', reason: '2xx' }, 0);
   errorReports.inc({ outcome: 'sent', reason: '' }, 0);
-  lostFiles.inc({ recovery: 'reload' }, 0);
-  lostFiles.inc({ recovery: 'none' }, 0);
 
   registrySlot.write(registry);
   // Bundled code (the server reporter) and the tunnel record through the slot.
@@ -161,7 +157,7 @@ export function createMetrics(sources: MetricsSources): Metrics {
     tunnel: (outcome: TunnelOutcome, reason: string) => tunnelEnvelopes.inc({ outcome, reason }),
     report: (outcome: ReportOutcome, reason: string) => errorReports.inc({ outcome, reason }),
     fleet: (kind: 'static' | 'data', outcome: FleetOutcome) => fleetRequests.inc({ kind, outcome }),
-    lostFile: (recovery: LostFileRecovery) => lostFiles.inc({ recovery }),
+    lostFileReload: () => lostFileReloads.inc(),
   });
 
   return {

@@ -11,7 +11,7 @@
 //                6. query bound: too many parameters is a 414 before Next parses them
 //                7. the error-reporting tunnel
 //                8. another build's reporting file: a redirect to this build's (./reporting-file.ts)
-//                9. a page's beacon that a build file did not load (lib/fleet/recovery.ts)
+//                9. a page's beacon that it reloaded for a lost build file (lib/fleet/recovery.ts)
 //               10. another build's file or data: asked of the peer that has it (lib/fleet/)
 //               11. unknown /api paths: a JSON 404
 //               12. tracing: a server transaction, when sampled (./trace-requests.ts)
@@ -136,7 +136,7 @@ export function createPipeline({
     }
     if (query.path === LOST_FILE_PATH) {
       observer.answeredAs(res, ROUTES.shell);
-      answerLostFileBeacon(req, res, req.url!.slice(query.path.length + 1));
+      answerLostFileBeacon(req, res);
       return;
     }
     const toNext = () => {

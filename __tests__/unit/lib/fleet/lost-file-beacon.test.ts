@@ -6,56 +6,44 @@ import { rawRequest } from '../../../support/http';
 
 let server: Server;
 let base: string;
-let counted: string[];
+let counted: number;
 
 beforeAll(async () => {
-  server = http.createServer((req, res) => {
-    const url = req.url ?? '/';
-    answerLostFileBeacon(req, res, url.includes('?') ? url.slice(url.indexOf('?') + 1) : '');
-  });
+  server = http.createServer(answerLostFileBeacon);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 afterAll(() => new Promise((resolve) => server.close(resolve)));
 beforeEach(() => {
-  counted = [];
+  counted = 0;
   recorderSlot.write({
     tunnel: () => {},
     report: () => {},
     fleet: () => {},
-    lostFile: (recovery) => counted.push(recovery),
+    lostFileReload: () => {
+      counted += 1;
+    },
   });
 });
 afterEach(() => recorderSlot.clear());
 
-describe("a page's beacon that it lost a build file", () => {
-  it.each(['reload', 'none'])('counts recovery=%s and answers 204, never cached', async (recovery) => {
-    const answer = await rawRequest(base, `/lost-file?recovery=${recovery}`, { method: 'POST' });
+describe("a page's beacon that it reloaded for a lost build file", () => {
+  it('is counted and answered 204, never cached', async () => {
+    const answer = await rawRequest(base, '/lost-file', { method: 'POST' });
     expect(answer.status).toBe(204);
     expect(answer.headers['cache-control']).toBe('no-store');
-    expect(counted).toEqual([recovery]);
+    expect(counted).toBe(1);
   });
 
-  it('refuses any other recovery with 400, counting nothing', async () => {
-    for (const query of ['', 'recovery=', 'recovery=reload2', 'recovery=RELOAD', 'other=reload']) {
-      const answer = await rawRequest(base, `/lost-file?${query}`, { method: 'POST' });
-      expect(answer.status).toBe(400);
-    }
-    expect(counted).toEqual([]);
-  });
-
-  it('answers anything but POST with 405 and Allow', async () => {
-    const answer = await rawRequest(base, '/lost-file?recovery=reload');
+  it('answers anything but POST with 405 and Allow, counting nothing', async () => {
+    const answer = await rawRequest(base, '/lost-file');
     expect(answer.status).toBe(405);
     expect(answer.headers.allow).toBe('POST');
-    expect(counted).toEqual([]);
+    expect(counted).toBe(0);
   });
 
   it('closes the connection rather than read a body sent with it', async () => {
-    const answer = await rawRequest(base, '/lost-file?recovery=reload', {
-      method: 'POST',
-      body: 'x'.repeat(10_000),
-    });
+    const answer = await rawRequest(base, '/lost-file', { method: 'POST', body: 'x'.repeat(10_000) });
     expect(answer.status).toBe(204);
     expect(answer.headers.connection).toBe('close');
   });

@@ -93,7 +93,7 @@ beforeEach(() => {
     tunnel: () => {},
     report: () => {},
     fleet: (kind, outcome) => counted.push(`${kind} ${outcome}`),
-    lostFile: () => {},
+    lostFileReload: () => {},
   });
 });
 afterEach(async () => {

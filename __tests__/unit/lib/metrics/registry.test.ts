@@ -1,7 +1,7 @@
 import type { Phase } from '../../../../lib/lifecycle/state';
 import {
   productMetric,
-  recordLostFile,
+  recordLostFileReload,
   recordFleet,
   recordReport,
   recordTunnel,
@@ -132,14 +132,14 @@ describe('recording without a registry', () => {
       fleet: () => {
         throw new Error('broken');
       },
-      lostFile: () => {
+      lostFileReload: () => {
         throw new Error('broken');
       },
     });
     expect(() => recordTunnel('refused', 'method')).not.toThrow();
     expect(() => recordReport('sent')).not.toThrow();
     expect(() => recordFleet('static', 'found')).not.toThrow();
-    expect(() => recordLostFile('reload')).not.toThrow();
+    expect(() => recordLostFileReload()).not.toThrow();
   });
 });
 

@@ -30,7 +30,7 @@ beforeAll(async () => {
     tunnel: () => {},
     report: (outcome, reason) => counted.push(`${outcome} ${reason}`),
     fleet: () => {},
-    lostFile: () => {},
+    lostFileReload: () => {},
   });
   send = createSentrySender({
     dsn: `http://publickey@127.0.0.1:${(ingest.address() as AddressInfo).port}/1`,

@@ -532,7 +532,7 @@ describe('what the tunnel counts', () => {
       tunnel: (outcome, reason) => counted.push(`${outcome} ${reason}`),
       report: () => {},
       fleet: () => {},
-      lostFile: () => {},
+      lostFileReload: () => {},
     });
   });
   afterEach(() => recorderSlot.clear());
