@@ -2,28 +2,14 @@
 // KEEP_STATIC_FROM into this build's static/ (never over one of its own), pruned by
 // KEEP_STATIC_BUILDS and KEEP_STATIC_DAYS, and writes the build's carried-builds.json so the next
 // build can carry them on. Why, and how the Dockerfile fills KEEP_STATIC_FROM: docs/fleet.md.
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadEnvConfig } from '@next/env';
 import { type Env, readVariable } from '../lib/config/variables';
+import { filesBelow } from '../lib/files/files-below';
 import { type BuildFiles, CARRIED_MANIFEST, parseManifest, planCarry } from '../lib/fleet/carried';
 
 const ROOT = path.resolve(__dirname, '../..');
-
-/** Every file under `folder`, relative, with / between folders. */
-function filesUnder(folder: string): string[] {
-  return readdirSync(folder, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) => path.relative(folder, path.join(entry.parentPath, entry.name)).split(path.sep).join('/'));
-}
 
 type Source = BuildFiles & { folder: string };
 
@@ -40,7 +26,7 @@ export function buildsIn(staticFolder: string): Source[] {
       throw new Error(`${manifest} is not a list of builds: remove it to carry every file as one build`);
     return builds.map((build) => ({ ...build, folder: staticFolder }));
   }
-  const files = filesUnder(staticFolder);
+  const files = [...filesBelow(staticFolder)];
   // An empty folder (the Dockerfile's stand-in when no PREVIOUS_IMAGE is given) holds no build.
   if (files.length === 0) return [];
   const marker = files.find((file) => /^[^/]+\/_buildManifest\.js$/.test(file));
@@ -65,7 +51,7 @@ export function carryStatic(env: Env, now = Date.now()): string {
   if (problems.length > 0) throw new Error(`Invalid build configuration: ${problems.join('; ')}.`);
 
   const staticFolder = path.join(dist, 'static');
-  const ownFiles = filesUnder(staticFolder);
+  const ownFiles = [...filesBelow(staticFolder)];
   const own: BuildFiles = {
     id: readFileSync(path.join(dist, 'BUILD_ID'), 'utf8').trim(),
     builtAt: new Date(now).toISOString(),

@@ -15,7 +15,7 @@ const BUILD_FILE = /^_[A-Za-z]{1,40}Manifest\.js(?:on)?$/;
 /** Longer than any name Next writes: a longer path is refused before it is split. */
 export const MAX_NAME_LENGTH = 1024;
 
-const STATIC_PREFIX = '/_next/static/';
+export const STATIC_PREFIX = '/_next/static/';
 const DATA_PREFIX = '/_next/data/';
 
 export type Wanted =

@@ -8,7 +8,7 @@ import { createDirectory, type Directory, type Identity } from './directory';
 import { HOP_HEADER, IDENTITY_PATH } from './paths';
 import { fetchFromPeer } from './forward';
 import type { PeerSource } from './peer-list';
-import { isBuildId, wantedFile, type Wanted } from './names';
+import { isBuildId, STATIC_PREFIX, wantedFile, type Wanted } from './names';
 
 /** Larger than any file Next writes (its own warning for a page's data is at 128 KiB). */
 export const MAX_FILE_BYTES = 16 * 1024 * 1024;
@@ -19,8 +19,6 @@ export const MISSES_KEPT = 4096;
 export const MISS_KEPT_MS = 30_000;
 /** Other builds asked for one file without a build in its name (there are two in a rolling update). */
 export const MAX_BUILDS_ASKED = 2;
-
-const STATIC_PREFIX = '/_next/static/';
 
 export interface FleetOptions {
   sources: PeerSource[];
@@ -136,8 +134,8 @@ export function createFleet({
       if (req.headers[HOP_HEADER] !== undefined) return false;
       if (req.method !== 'GET' && req.method !== 'HEAD') return false;
       const wanted = wantedFile(pathname);
-      if (!wanted || (wanted.kind === 'data' && wanted.build === self.build)) return false;
-      if (wanted.kind === 'static' && wanted.build === self.build) return false;
+      // This build's own data or manifest, which Next answers (a chunk's name carries no build).
+      if (!wanted || wanted.build === self.build) return false;
       ask(req, res, wanted, toNext).catch(() => {
         // Nothing above throws on purpose; if something does, the visitor still gets an answer.
         if (!res.headersSent) sendPlain(res, 503, 'The file could not be fetched. Try again.');

@@ -1,7 +1,7 @@
 // The files of public/, read once at start: Next serves each under its own path, and each is a
 // route of its own in the request metrics (lib/metrics/http-route.ts).
-import { readdirSync } from 'node:fs';
 import path from 'node:path';
+import { filesBelow } from '../files/files-below';
 
 /** More than this many files and the rest count under one route: the label set stays bounded. */
 export const MAX_PUBLIC_ROUTES = 200;
@@ -10,12 +10,9 @@ export const MAX_PUBLIC_ROUTES = 200;
 export function readPublicFiles(root: string): ReadonlySet<string> {
   const files = new Set<string>();
   try {
-    const folder = path.join(root, 'public');
-    for (const entry of readdirSync(folder, { recursive: true, withFileTypes: true })) {
+    for (const file of filesBelow(path.join(root, 'public'))) {
       if (files.size >= MAX_PUBLIC_ROUTES) break;
-      if (!entry.isFile()) continue;
-      const relative = path.relative(folder, path.join(entry.parentPath, entry.name));
-      files.add(`/${relative.split(path.sep).join('/')}`);
+      files.add(`/${file}`);
     }
   } catch {
     // No public/ folder: every file request is a 404.
