@@ -125,6 +125,13 @@ export const SECRET_CASES: SecretCase[] = [
     secret: '5500005555555559',
   },
   {
+    // The longest a card number is (19 digits, as some Maestro and UnionPay cards are).
+    shape: 'card number of 19 digits',
+    rule: 'card-number',
+    text: 'refund failed for card 6304900177402924416 (maestro)',
+    secret: '6304900177402924416',
+  },
+  {
     shape: 'AWS access key id',
     rule: 'aws-access-key-id',
     text: 'S3 PutObject denied for AKIAIOSFODNN7EXAMPLE',

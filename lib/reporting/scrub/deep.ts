@@ -4,6 +4,12 @@
 import { FILTERED, SECRET_NAME } from './patterns';
 import { scrubText } from './text';
 
+/**
+ * How deep a value is followed; below it a value is replaced whole. SECURITY: bounds the work and
+ * the stack a value of any shape costs (a browser can send an event nested thousands deep).
+ */
+export const MAX_DEPTH = 12;
+
 /** Where user data lives in an event: here a secret-named field loses its value too. */
 const USER_DATA = new Set(['extra', 'contexts', 'tags', 'data']);
 
@@ -24,7 +30,7 @@ export function scrubDeep(
 ): unknown {
   if (typeof value === 'string') return scrubText(value);
   if (value === null || typeof value !== 'object') return value;
-  if (seen.has(value) || depth > 12) return FILTERED;
+  if (seen.has(value) || depth > MAX_DEPTH) return FILTERED;
   seen.add(value);
   if (Array.isArray(value)) return value.map((item) => scrubDeep(item, inUserData, seen, depth + 1));
   const out: Record<string, unknown> = {};

@@ -16,9 +16,9 @@ import { createEnvelope, type Envelope, serializeEnvelope } from '@sentry/core';
 
 const NEWLINE = 0x0a;
 /** The SDK's envelope header is a few hundred bytes; a first line longer than this is no envelope. */
-const MAX_HEADER_BYTES = 16 * 1024;
-/** The same for an item header. */
-const MAX_ITEM_HEADER_BYTES = 1024;
+export const MAX_HEADER_BYTES = 16 * 1024;
+/** The same for an item header, which the SDK writes in a few dozen bytes. */
+export const MAX_ITEM_HEADER_BYTES = 1024;
 /** The envelope-header fields the SDK writes for these items, and all that is forwarded. */
 const HEADER_FIELDS = ['event_id', 'sent_at', 'dsn', 'sdk', 'trace'] as const;
 /**

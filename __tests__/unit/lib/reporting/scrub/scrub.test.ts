@@ -257,6 +257,27 @@ describe('scrubEvent', () => {
     expect(out.tags).toEqual({ apiKey: FILTERED, route: '/pay' });
   });
 
+  it('replaces whole what lies deeper than twelve levels, so no shape of value costs more', () => {
+    /** `leaf` under `levels` objects: { a: { a: … leaf } }. */
+    const nested = (levels: number, leaf: unknown): unknown => {
+      let value = leaf;
+      for (let i = 0; i < levels; i += 1) value = { a: value };
+      return value;
+    };
+    // extra (depth 1) → 10 more levels: the leaf, at depth 12, is still read.
+    expect(JSON.stringify(scrubEvent({ event_id: 'd1', extra: nested(10, 'kept-leaf') as never }))).toContain(
+      'kept-leaf',
+    );
+    // 20 levels: the part below depth 12 goes whole, leaf and all.
+    const deep = JSON.stringify(scrubEvent({ event_id: 'd2', extra: nested(20, 'deep-leaf') as never }));
+    expect(deep).not.toContain('deep-leaf');
+    expect(deep).toContain(FILTERED);
+    // 100,000 levels, as a stranger may post to the tunnel: no stack overflow, the same answer.
+    const abyss = scrubEvent({ event_id: 'd3', extra: nested(100_000, 'abyss-leaf') as never });
+    expect(abyss.event_id).toBe('d3');
+    expect(JSON.stringify(abyss.extra).length).toBeLessThan(200);
+  });
+
   it('keeps what operators need: ids, release, levels, stack frames and their debug ids', () => {
     const kept: Event = {
       event_id: 'e4',

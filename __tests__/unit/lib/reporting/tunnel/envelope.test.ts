@@ -136,6 +136,14 @@ describe('checkEnvelope', () => {
     expect(check(envelope)).toEqual({ ok: false, refusal });
   });
 
+  it('refuses an item header over a kilobyte, far under the envelope header\'s bound', () => {
+    // The SDK writes an item header in a few dozen bytes; 2 KiB is no item header.
+    const padded = `{"type":"event","padding":"${'x'.repeat(2048)}"}`;
+    expect(check(`${HEADER}\n${padded}\n${EVENT}\n`)).toEqual({ ok: false, refusal: 'not-one-item' });
+    const justUnder = `{"type":"event","padding":"${'x'.repeat(900)}"}`;
+    expect(check(`${HEADER}\n${justUnder}\n${EVENT}\n`).ok).toBe(true);
+  });
+
   it('compares the DSN before it reads a single item', () => {
     // A megabyte of junk lines after another DSN's header: the refusal is the DSN's.
     const junk = `{"dsn":"${FOREIGN}"}\n${'1\n'.repeat(500_000)}`;
