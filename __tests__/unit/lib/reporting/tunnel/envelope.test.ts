@@ -136,7 +136,7 @@ describe('checkEnvelope', () => {
     expect(check(envelope)).toEqual({ ok: false, refusal });
   });
 
-  it('refuses an item header over a kilobyte, far under the envelope header\'s bound', () => {
+  it("refuses an item header over a kilobyte, far under the envelope header's bound", () => {
     // The SDK writes an item header in a few dozen bytes; 2 KiB is no item header.
     const padded = `{"type":"event","padding":"${'x'.repeat(2048)}"}`;
     expect(check(`${HEADER}\n${padded}\n${EVENT}\n`)).toEqual({ ok: false, refusal: 'not-one-item' });
