@@ -58,3 +58,23 @@ export function nextRoute(
   if (status >= 300 && status < 400 && status !== 304) return ROUTES.redirect;
   return publicFiles.has(pathname) ? pathname : ROUTES.publicFile;
 }
+
+const FOUND = Symbol('app-shell.route');
+
+/**
+ * nextRoute, found once per answer: the request's timing and its transaction both name it, and
+ * the second to ask gets the first's answer.
+ */
+export function routeOf(
+  req: IncomingMessage,
+  res: object,
+  status: number,
+  pathname: string,
+  publicFiles: ReadonlySet<string>,
+): string {
+  const found = (res as { [FOUND]?: string })[FOUND];
+  if (found !== undefined) return found;
+  const route = nextRoute(req, status, pathname, publicFiles);
+  (res as { [FOUND]?: string })[FOUND] = route;
+  return route;
+}

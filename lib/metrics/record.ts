@@ -23,7 +23,16 @@ export interface Recorder {
   fleet: (kind: 'static' | 'data', outcome: FleetOutcome) => void;
   /** A page reloaded because a build file was gone everywhere (its beacon, lib/fleet/recovery.ts). */
   lostFileReload: () => void;
+  /** A request's own "sampled" decision, honoured or not (lib/server/trace-budget.ts). */
+  inheritedSampled: (outcome: InheritedSampledOutcome) => void;
+  /** A server transaction: sent, or dropped and why. */
+  transaction: (outcome: TransactionOutcome, reason: string) => void;
 }
+
+/** honoured: within the budget; over_budget: sampled by the rate instead, like any request. */
+export type InheritedSampledOutcome = 'honoured' | 'over_budget';
+/** sent: the ingest took it; dropped: the SDK, the queue or the ingest did not (reason says which). */
+export type TransactionOutcome = 'sent' | 'dropped';
 
 export const recorderSlot = processSlot<Recorder>('metricsRecorder');
 
@@ -86,4 +95,22 @@ export function recordLostFileReload(): void {
 export function statusClass(status: number | undefined): string {
   if (status === undefined || !Number.isInteger(status) || status < 100 || status > 599) return 'none';
   return status === 429 ? '429' : `${Math.floor(status / 100)}xx`;
+}
+
+/** Counts one request whose `sentry-trace` said "sampled". Never throws. */
+export function recordInheritedSampled(outcome: InheritedSampledOutcome): void {
+  try {
+    recorderSlot.read()?.inheritedSampled(outcome);
+  } catch {
+    // As above.
+  }
+}
+
+/** Counts one server transaction by outcome. Never throws. */
+export function recordTransaction(outcome: TransactionOutcome, reason = ''): void {
+  try {
+    recorderSlot.read()?.transaction(outcome, reason);
+  } catch {
+    // As above.
+  }
 }

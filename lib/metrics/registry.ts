@@ -11,7 +11,9 @@ import {
   type FleetOutcome,
   recorderSlot,
   registrySlot,
+  type InheritedSampledOutcome,
   type ReportOutcome,
+  type TransactionOutcome,
   type TunnelOutcome,
 } from './record';
 
@@ -116,6 +118,19 @@ export function createMetrics(sources: MetricsSources): Metrics {
     registers: [registry],
   });
 
+  const inheritedSampled = new Counter({
+    name: 'app_tracing_inherited_sampled_total',
+    help: 'Requests whose sentry-trace header said sampled: honoured within the budget, or over_budget (sampled by the rate instead).',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const transactions = new Counter({
+    name: 'app_tracing_transactions_total',
+    help: 'Server transactions, by outcome (sent, dropped) and reason (the ingest status class, or why the SDK or the queue dropped it).',
+    labelNames: ['outcome', 'reason'] as const,
+    registers: [registry],
+  });
+
   const fleetRequests = new Counter({
     name: 'app_fleet_requests_total',
     help: "Requests for another build's file (kind: static, data), by outcome (found, cut, missing, remembered, failed).",
@@ -150,6 +165,8 @@ export function createMetrics(sources: MetricsSources): Metrics {
   // Series that exist from the start, so a rate over them is 0 rather than absent.
   tunnelEnvelopes.inc({ outcome: 'forwarded', reason: '2xx' }, 0);
   errorReports.inc({ outcome: 'sent', reason: '' }, 0);
+  inheritedSampled.inc({ outcome: 'over_budget' }, 0);
+  transactions.inc({ outcome: 'sent', reason: '2xx' }, 0);
 
   registrySlot.write(registry);
   // Bundled code (the server reporter) and the tunnel record through the slot.
@@ -158,6 +175,8 @@ export function createMetrics(sources: MetricsSources): Metrics {
     report: (outcome: ReportOutcome, reason: string) => errorReports.inc({ outcome, reason }),
     fleet: (kind: 'static' | 'data', outcome: FleetOutcome) => fleetRequests.inc({ kind, outcome }),
     lostFileReload: () => lostFileReloads.inc(),
+    inheritedSampled: (outcome: InheritedSampledOutcome) => inheritedSampled.inc({ outcome }),
+    transaction: (outcome: TransactionOutcome, reason: string) => transactions.inc({ outcome, reason }),
   });
 
   return {

@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { log, logEnabled, type Level } from '../log/logger';
-import { methodLabel, nextRoute } from '../metrics/http-route';
+import { methodLabel, routeOf } from '../metrics/http-route';
 import type { Metrics } from '../metrics/registry';
 import { referenceFor } from '../reporting/node/request-reference';
 import { scrubUrl } from '../reporting/scrub/text';
@@ -88,7 +88,7 @@ export function createRequestObserver({
       const status = res.headersSent ? res.statusCode : NO_ANSWER;
       const queryAt = url.indexOf('?');
       const route =
-        res[ROUTE] ?? nextRoute(req, status, queryAt === -1 ? url : url.slice(0, queryAt), publicFiles);
+        res[ROUTE] ?? routeOf(req, res, status, queryAt === -1 ? url : url.slice(0, queryAt), publicFiles);
       duration()?.observe(
         {
           http_request_method: methodLabel(req.method),

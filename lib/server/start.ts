@@ -164,6 +164,7 @@ export async function main({ dev }: { dev: boolean }): Promise<void> {
       ? (await import('./trace-requests')).createRequestTracer({
           publicFiles,
           untraced: new Set(Object.values(PROBE_PATHS)),
+          sampleRate: tracesSampleRate(),
         })
       : null;
 

@@ -2,7 +2,8 @@
 // is one `http.server` transaction named by Next's route pattern, made with @sentry/core's span API
 // on the client lib/reporting/node/sentry-client.ts made, without OpenTelemetry. Sampled by
 // SENTRY_TRACES_SAMPLE_RATE, or by the decision of the trace a request continues (a navigation's
-// data request or a fetch from a sampled page carries `sentry-trace`). The trace
+// data request or a fetch from a sampled page carries `sentry-trace`) while ./trace-budget.ts
+// allows: past it, the request keeps the trace it names but is sampled by the rate. The trace
 // reaches the document as meta tags (pages/_document.tsx reads it off the request, see
 // traceMetaOf), and the browser's page load continues it. Loaded only with a DSN and a rate above
 // 0 (lib/server/start.ts): @sentry/core is not loaded at start otherwise.
@@ -18,14 +19,18 @@ import {
   type Span,
   type StartSpanOptions,
 } from '@sentry/core';
-import { methodLabel, nextRoute } from '../metrics/http-route';
+import { methodLabel, routeOf } from '../metrics/http-route';
+import { recordInheritedSampled } from '../metrics/record';
 import { TRACE_META, type TraceMeta } from '../reporting/node/trace-meta';
+import { createTraceBudget, type TraceBudget } from './trace-budget';
 
 export interface RequestTracerOptions {
   /** The files of public/: served as they are, not traced. */
   publicFiles: ReadonlySet<string>;
   /** Paths never traced: the health probes, asked every few seconds by machines. */
   untraced: ReadonlySet<string>;
+  /** SENTRY_TRACES_SAMPLE_RATE: what the budget of inherited decisions fills by (./trace-budget.ts). */
+  sampleRate: number;
 }
 
 /** Starts a request's transaction (or does nothing for a path that is not traced). Never throws. */
@@ -37,7 +42,29 @@ const UNTRACED_PREFIXES = ['/_next/static/', '/_next/image', '/__nextjs'];
 const header = (value: string | string[] | undefined): string | undefined =>
   typeof value === 'string' ? value : undefined;
 
-function startTransaction(req: IncomingMessage): Span {
+/** `sentry-trace` as the SDK writes it: trace id, parent span id, and maybe a decision. */
+const SENTRY_TRACE = /^[ \t]*([0-9a-f]{32})-([0-9a-f]{16})(?:-([01]))?[ \t]*$/;
+
+/**
+ * The `sentry-trace` to continue: the request's trace and parent as they are, its "sampled" only
+ * within the budget (a "not sampled" is always honoured: it costs nothing); undefined for none,
+ * or one the SDK could not read either.
+ */
+function continuedTrace(value: string | undefined, budget: TraceBudget): string | undefined {
+  if (value === undefined) return undefined;
+  const parsed = SENTRY_TRACE.exec(value);
+  if (!parsed) return undefined;
+  const [, traceId, parentId, decision] = parsed;
+  if (decision !== '1') return value;
+  if (budget.take()) {
+    recordInheritedSampled('honoured');
+    return value;
+  }
+  recordInheritedSampled('over_budget');
+  return `${traceId}-${parentId}`;
+}
+
+function startTransaction(req: IncomingMessage, budget: TraceBudget): Span {
   const method = methodLabel(req.method);
   const options: StartSpanOptions = {
     // Renamed to the route when answered: the path is never a name (it may hold ids or secrets),
@@ -51,7 +78,8 @@ function startTransaction(req: IncomingMessage): Span {
       'http.request.method': method,
     },
   };
-  const sentryTrace = header(req.headers['sentry-trace']);
+  // SECURITY: a decision to sample is ours; a stranger's header spends the budget, not our quota.
+  const sentryTrace = continuedTrace(header(req.headers['sentry-trace']), budget);
   // Each request its own trace, unless it continues one: without an async context the scopes are
   // shared, so a trace is never taken from them. SECURITY: only the trace id, parent and decision
   // are taken from the request, never its `baggage`: a stranger's release, environment or any
@@ -60,12 +88,18 @@ function startTransaction(req: IncomingMessage): Span {
   return continueTrace({ sentryTrace, baggage: undefined }, () => startInactiveSpan(options));
 }
 
-export function createRequestTracer({ publicFiles, untraced }: RequestTracerOptions): RequestTracer {
+export function createRequestTracer({
+  publicFiles,
+  untraced,
+  sampleRate,
+}: RequestTracerOptions): RequestTracer {
+  const budget = createTraceBudget(sampleRate);
   return (req, res, pathname) => {
     try {
       if (untraced.has(pathname) || publicFiles.has(pathname)) return;
       if (UNTRACED_PREFIXES.some((prefix) => pathname.startsWith(prefix))) return;
-      const span = startTransaction(req);
+      budget.earn();
+      const span = startTransaction(req, budget);
       const meta: TraceMeta = {
         sentryTrace: spanToTraceHeader(span),
         baggage: dynamicSamplingContextToSentryBaggageHeader(getDynamicSamplingContextFromSpan(span)) ?? '',
@@ -75,7 +109,7 @@ export function createRequestTracer({ publicFiles, untraced }: RequestTracerOpti
       res.once('close', () => {
         try {
           const status = res.headersSent ? res.statusCode : 499;
-          span.updateName(`${methodLabel(req.method)} ${nextRoute(req, status, pathname, publicFiles)}`);
+          span.updateName(`${methodLabel(req.method)} ${routeOf(req, res, status, pathname, publicFiles)}`);
           // After updateName, which marks the name `custom`.
           span.setAttribute('sentry.segment.name.source', 'route');
           setHttpStatus(span, status);

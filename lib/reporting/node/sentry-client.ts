@@ -2,27 +2,22 @@
 // SDK). Loaded by ./reporter.ts only when there is a DSN, like all of @sentry/core on the server
 // (docs/own-server.md, "Start time").
 import {
-  type BaseTransportOptions,
   createStackParser,
-  createTransport,
   dedupeIntegration,
   eventFiltersIntegration,
   linkedErrorsIntegration,
   Scope,
   setCurrentClient,
-  type Transport,
-  type TransportMakeRequestResponse,
-  type TransportRequest,
 } from '@sentry/core';
 import { nodeStackLineParser, ServerRuntimeClient } from '@sentry/core/server';
 import { beforeExit } from '../../lifecycle/state';
-import { recordReport, statusClass } from '../../metrics/record';
+import { recordReport, recordTransaction, statusClass } from '../../metrics/record';
 import { DATA_COLLECTION } from '../data-collection';
 import { shortReference } from '../reference';
 import { scrubEvent, scrubTransaction } from '../scrub';
 import type { ServerErrorContext } from './hook';
+import { makeServerTransport } from './transport';
 
-const SEND_TIMEOUT_MS = 5000;
 const FLUSH_TIMEOUT_MS = 2000;
 
 export interface SentryConfig {
@@ -41,28 +36,6 @@ export type SentrySender = (
   path: string | undefined,
 ) => void;
 
-/** Sends envelopes with Node's fetch, bounded by a timeout so a slow ingest cannot pile up requests. */
-function fetchTransport(options: BaseTransportOptions): Transport {
-  return createTransport(
-    options,
-    async (request: TransportRequest): Promise<TransportMakeRequestResponse> => {
-      const response = await fetch(options.url, {
-        method: 'POST',
-        body: request.body as BodyInit,
-        headers: { 'Content-Type': 'application/x-sentry-envelope' },
-        signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
-      });
-      return {
-        statusCode: response.status,
-        headers: {
-          'x-sentry-rate-limits': response.headers.get('x-sentry-rate-limits'),
-          'retry-after': response.headers.get('retry-after'),
-        },
-      };
-    },
-  );
-}
-
 /**
  * The SDK's client, counting what it drops (app_error_reports_total): the SDK tells no hook about a
  * drop (rate limited, queue full, network error), only its own recordDroppedEvent, which it calls
@@ -70,8 +43,9 @@ function fetchTransport(options: BaseTransportOptions): Transport {
  */
 class CountingClient extends ServerRuntimeClient {
   override recordDroppedEvent(...args: Parameters<ServerRuntimeClient['recordDroppedEvent']>): void {
-    // Error reports only: a dropped transaction or span is no lost error.
+    // Errors and transactions, each counted apart (a transaction's spans are its own, not counted).
     if (args[1] === 'error') recordReport('dropped', args[0]);
+    else if (args[1] === 'transaction') recordTransaction('dropped', args[0]);
     super.recordDroppedEvent(...args);
   }
 }
@@ -83,7 +57,7 @@ export function createSentrySender(config: SentryConfig): SentrySender {
     environment: config.environment,
     platform: 'node',
     runtime: { name: 'node', version: process.version },
-    transport: fetchTransport,
+    transport: makeServerTransport(),
     stackParser: createStackParser(nodeStackLineParser()),
     integrations: [eventFiltersIntegration(), dedupeIntegration(), linkedErrorsIntegration()],
     dataCollection: DATA_COLLECTION,
@@ -98,11 +72,11 @@ export function createSentrySender(config: SentryConfig): SentrySender {
   // Sent once the ingest took it; an answer it refused counts as dropped, by its status. (No answer
   // at all is a drop the transport already told recordDroppedEvent about.)
   client.on('afterSendEvent', (event, response) => {
-    if (event.type === 'transaction') return;
     const status = response.statusCode;
     if (status === undefined) return;
-    if (status >= 200 && status < 300) recordReport('sent');
-    else recordReport('dropped', `ingest_${statusClass(status)}`);
+    const record = event.type === 'transaction' ? recordTransaction : recordReport;
+    if (status >= 200 && status < 300) record('sent', event.type === 'transaction' ? '2xx' : '');
+    else record('dropped', `ingest_${statusClass(status)}`);
   });
   setCurrentClient(client);
   client.init();

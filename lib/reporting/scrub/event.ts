@@ -13,12 +13,58 @@ function keepUserAgent(headers: Record<string, string> | undefined): Record<stri
   return kept.length > 0 ? Object.fromEntries(kept) : undefined;
 }
 
+/**
+ * Fields the SDK itself writes, of a shape that holds no data (ids, times, its own name): kept as
+ * they are, when they have that shape, so the scrub's work goes to what can hold a secret.
+ */
+const SDK_FIELDS: Readonly<Record<string, (value: unknown) => boolean>> = {
+  event_id: (value) => typeof value === 'string' && HEX_ID.test(value),
+  timestamp: (value) => typeof value === 'number',
+  start_timestamp: (value) => typeof value === 'number',
+  type: (value) => value === 'transaction' || value === 'event' || value === undefined,
+  platform: (value) => value === 'node' || value === 'javascript',
+  level: (value) => typeof value === 'string' && /^[a-z]{1,8}$/.test(value),
+};
+/** The same for the trace context: its ids. */
+const TRACE_IDS = ['trace_id', 'span_id', 'parent_span_id'];
+const HEX_ID = /^[0-9a-f]{16,32}$/;
+
+/** `from` without the fields `kept` says may pass as they are, which go to `kept`. */
+function setAsideSdkFields(from: Record<string, unknown>, kept: Record<string, unknown>): void {
+  for (const [field, holdsNoData] of Object.entries(SDK_FIELDS)) {
+    if (field in from && holdsNoData(from[field])) {
+      kept[field] = from[field];
+      delete from[field];
+    }
+  }
+}
+
+/** The trace context's ids, taken out of `trace` to pass as they are; put back by putBackTraceIds. */
+function setAsideTraceIds(trace: Record<string, unknown>): Record<string, unknown> {
+  const ids: Record<string, unknown> = {};
+  for (const field of TRACE_IDS) {
+    const value = trace[field];
+    if (typeof value === 'string' && HEX_ID.test(value)) {
+      ids[field] = value;
+      delete trace[field];
+    }
+  }
+  return ids;
+}
+
 export function scrubEvent<E extends Event>(event: E, options: ScrubOptions = {}): E {
   try {
     const { request, breadcrumbs, ...rest } = event;
     // The user goes whole: never an IP address or anything else that identifies a person.
     delete rest.user;
+    const kept: Record<string, unknown> = {};
+    setAsideSdkFields(rest as Record<string, unknown>, kept);
+    const trace = rest.contexts?.trace ? { ...rest.contexts.trace } : undefined;
+    const traceIds = trace ? setAsideTraceIds(trace as Record<string, unknown>) : {};
+    if (trace) rest.contexts = { ...rest.contexts, trace };
     const out = scrubDeep(rest, false, new WeakSet(), 0) as E;
+    Object.assign(out, kept);
+    if (out.contexts?.trace) Object.assign(out.contexts.trace, traceIds);
     if (request) {
       // Allow-list: cookies, bodies and the server's environment never leave.
       const { url, method, query_string: query, headers } = request;

@@ -7,8 +7,28 @@ const ENCODED_FILTERED = encodeURIComponent(FILTERED);
 /** How deep URLs nested in parameters are followed. */
 const MAX_NESTING = 3;
 
+/**
+ * What short texts scrubbed to, kept for the next event: most of an event's strings are the same
+ * from one event to the next (field names, methods, routes, the release), and the pattern table
+ * costs tens of microseconds per string. Bounded by count and length, emptied when full, never
+ * written anywhere: it only saves the work.
+ */
+const remembered = new Map<string, string>();
+const REMEMBERED_MAX = 2048;
+const REMEMBERED_MAX_LENGTH = 256;
+
 /** Scrubs the shapes of secret that can appear anywhere in free text. */
 export function scrubText(text: string, depth = 0): string {
+  if (depth !== 0 || text.length > REMEMBERED_MAX_LENGTH) return scrubTextNow(text, depth);
+  const known = remembered.get(text);
+  if (known !== undefined) return known;
+  const scrubbed = scrubTextNow(text, 0);
+  if (remembered.size >= REMEMBERED_MAX) remembered.clear();
+  remembered.set(text, scrubbed);
+  return scrubbed;
+}
+
+function scrubTextNow(text: string, depth: number): string {
   try {
     return scrubSecretShapes(text)
       .replace(URL_IN_TEXT, (url) => scrubUrl(url, depth))

@@ -1,6 +1,6 @@
-// The tunnel's transport: POSTs a checked envelope to the ingest of one DSN, through a bounded
-// pool of connections, and reads back a bounded answer. DSN parsing and the ingest URL come from
-// @sentry/core.
+// The way envelopes reach the ingest, the tunnel's and the server's own (../node/transport.ts):
+// POSTs an envelope to the ingest of one DSN, through a bounded pool of keep-alive connections,
+// and reads back a bounded answer. DSN parsing and the ingest URL come from @sentry/core.
 import http from 'node:http';
 import https from 'node:https';
 import { dsnFromString, getEnvelopeEndpointWithUrlEncodedAuth } from '@sentry/core';
@@ -29,7 +29,11 @@ export interface Forwarder {
 export function createForwarder(dsn: string, maxConnections: number): Forwarder {
   const components = dsnFromString(dsn);
   if (!components) throw new Error('The tunnel needs a valid DSN');
-  const ingestUrl = new URL(getEnvelopeEndpointWithUrlEncodedAuth(components));
+  return createIngestForwarder(new URL(getEnvelopeEndpointWithUrlEncodedAuth(components)), maxConnections);
+}
+
+/** The same for an ingest's envelope endpoint, as the SDK hands a transport its URL. */
+export function createIngestForwarder(ingestUrl: URL, maxConnections: number): Forwarder {
   const client = ingestUrl.protocol === 'https:' ? https : http;
   const agent = new client.Agent({ keepAlive: true, maxSockets: maxConnections });
 

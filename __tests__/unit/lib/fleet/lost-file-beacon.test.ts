@@ -23,6 +23,8 @@ beforeEach(() => {
     lostFileReload: () => {
       counted += 1;
     },
+    inheritedSampled: () => {},
+    transaction: () => {},
   });
 });
 afterEach(() => recorderSlot.clear());

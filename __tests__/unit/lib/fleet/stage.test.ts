@@ -94,6 +94,8 @@ beforeEach(() => {
     report: () => {},
     fleet: (kind, outcome) => counted.push(`${kind} ${outcome}`),
     lostFileReload: () => {},
+    inheritedSampled: () => {},
+    transaction: () => {},
   });
 });
 afterEach(async () => {

@@ -1,7 +1,9 @@
 import type { Phase } from '../../../../lib/lifecycle/state';
 import {
   productMetric,
+  recordInheritedSampled,
   recordLostFileReload,
+  recordTransaction,
   recordFleet,
   recordReport,
   recordTunnel,
@@ -135,11 +137,19 @@ describe('recording without a registry', () => {
       lostFileReload: () => {
         throw new Error('broken');
       },
+      inheritedSampled: () => {
+        throw new Error('broken');
+      },
+      transaction: () => {
+        throw new Error('broken');
+      },
     });
     expect(() => recordTunnel('refused', 'method')).not.toThrow();
     expect(() => recordReport('sent')).not.toThrow();
     expect(() => recordFleet('static', 'found')).not.toThrow();
     expect(() => recordLostFileReload()).not.toThrow();
+    expect(() => recordInheritedSampled('honoured')).not.toThrow();
+    expect(() => recordTransaction('sent', '2xx')).not.toThrow();
   });
 });
 

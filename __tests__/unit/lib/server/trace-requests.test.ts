@@ -18,6 +18,7 @@ let handed: Map<string, TraceMeta | null>;
 const tracer = createRequestTracer({
   publicFiles: new Set(['/robots.txt']),
   untraced: new Set(['/api/health/live']),
+  sampleRate: 1,
 });
 
 beforeAll(async () => {

@@ -31,6 +31,8 @@ beforeAll(async () => {
     report: (outcome, reason) => counted.push(`${outcome} ${reason}`),
     fleet: () => {},
     lostFileReload: () => {},
+    inheritedSampled: () => {},
+    transaction: () => {},
   });
   send = createSentrySender({
     dsn: `http://publickey@127.0.0.1:${(ingest.address() as AddressInfo).port}/1`,

@@ -533,6 +533,8 @@ describe('what the tunnel counts', () => {
       report: () => {},
       fleet: () => {},
       lostFileReload: () => {},
+      inheritedSampled: () => {},
+      transaction: () => {},
     });
   });
   afterEach(() => recorderSlot.clear());

@@ -1,0 +1,112 @@
+// The server's transport against a real ingest on loopback: its bounds (count, bytes, time), the
+// ingest's rate limits, and one connection kept for many envelopes.
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { createEnvelope, type Envelope, type Transport } from '@sentry/core';
+import { makeServerTransport, TRANSPORT_LIMITS } from '../../../../../lib/reporting/node/transport';
+
+let ingest: Server;
+let answer: (req: IncomingMessage, res: ServerResponse) => void;
+let sockets: Set<Socket>;
+let requests: number;
+
+beforeAll(async () => {
+  ingest = createServer((req, res) => {
+    requests += 1;
+    sockets.add(req.socket);
+    req.resume();
+    req.on('end', () => answer(req, res));
+  });
+  ingest.listen(0, '127.0.0.1');
+  await once(ingest, 'listening');
+});
+
+beforeEach(() => {
+  sockets = new Set();
+  requests = 0;
+  answer = (_req, res) => res.writeHead(200).end('{}');
+});
+
+afterEach(() => ingest.closeAllConnections());
+afterAll(() => ingest.close());
+
+const url = () => `http://127.0.0.1:${(ingest.address() as AddressInfo).port}/api/1/envelope/?sentry_key=k`;
+
+function transportWith(limits: Partial<typeof TRANSPORT_LIMITS> = {}) {
+  const dropped: string[] = [];
+  const transport: Transport = makeServerTransport({ ...TRANSPORT_LIMITS, ...limits })({
+    url: url(),
+    recordDroppedEvent: (reason, category) => dropped.push(`${reason} ${category}`),
+  });
+  return { transport, dropped };
+}
+
+const transaction = (padding = 0): Envelope =>
+  createEnvelope({ event_id: 'e'.repeat(32) }, [
+    [
+      { type: 'transaction' },
+      { type: 'transaction', transaction: 'GET /', extra: { p: 'x'.repeat(padding) } },
+    ],
+  ] as unknown as Envelope[1]);
+
+describe("the server's transport", () => {
+  it('sends one envelope after another over one kept-alive connection', async () => {
+    const { transport, dropped } = transportWith();
+    for (let i = 0; i < 5; i += 1)
+      expect(await transport.send(transaction())).toMatchObject({ statusCode: 200 });
+    expect(requests).toBe(5);
+    expect(sockets.size).toBe(1);
+    expect(dropped).toEqual([]);
+  });
+
+  it('holds at most its count of envelopes while the ingest is slow, and counts the rest as dropped', async () => {
+    answer = () => {}; // never answers
+    const { transport, dropped } = transportWith({ envelopes: 2, timeoutMs: 300 });
+    const sent = Array.from({ length: 5 }, () => transport.send(transaction()));
+    await Promise.allSettled(sent);
+    expect(dropped.filter((d) => d === 'queue_overflow transaction')).toHaveLength(3);
+    // The two held ones then ran out of time: dropped too, as the network's failure.
+    expect(dropped.filter((d) => d === 'network_error transaction')).toHaveLength(2);
+  });
+
+  it('holds at most its bytes, however few envelopes that is', async () => {
+    answer = () => {};
+    const { transport, dropped } = transportWith({ bytes: 1000, timeoutMs: 300 });
+    const sent = [
+      transport.send(transaction(800)),
+      transport.send(transaction(800)),
+      transport.send(transaction(800)),
+    ];
+    await Promise.allSettled(sent);
+    // The first two go (the second crosses the bound), the third does not.
+    expect(dropped.filter((d) => d === 'queue_overflow transaction')).toHaveLength(1);
+  });
+
+  it('honours a 429 and its Retry-After: what follows is not sent until then', async () => {
+    answer = (_req, res) => res.writeHead(429, { 'Retry-After': '60' }).end();
+    const { transport, dropped } = transportWith();
+    await transport.send(transaction());
+    answer = (_req, res) => res.writeHead(200).end('{}');
+    await transport.send(transaction());
+    expect(requests).toBe(1);
+    expect(dropped).toContain('ratelimit_backoff transaction');
+  });
+
+  it("honours Sentry's rate-limit header for the categories it names", async () => {
+    answer = (_req, res) =>
+      res.writeHead(200, { 'X-Sentry-Rate-Limits': '60:transaction:organization' }).end('{}');
+    const { transport, dropped } = transportWith();
+    await transport.send(transaction());
+    await transport.send(transaction());
+    expect(requests).toBe(1);
+    expect(dropped).toContain('ratelimit_backoff transaction');
+  });
+
+  it('gives up on an ingest that does not answer in time, and counts it', async () => {
+    answer = () => {};
+    const { transport, dropped } = transportWith({ timeoutMs: 200 });
+    await expect(transport.send(transaction())).rejects.toThrow();
+    expect(dropped).toContain('network_error transaction');
+  });
+});

@@ -1,0 +1,72 @@
+// How the server's own envelopes (error reports, transactions) reach the ingest: the SDK's
+// createTransport (its rate limits: 429, Retry-After and X-Sentry-Rate-Limits honoured per
+// category; its buffer, which bounds the envelopes in flight by count) over the same keep-alive
+// node:http connections the tunnel uses (../tunnel/forward.ts), bounded by bytes too.
+//
+// Not `fetch`: undici's web streams cost a traced request about a tenth of its CPU (bench/README.md,
+// "Tracing at rate 1"), for one small POST an envelope is.
+import {
+  type BaseTransportOptions,
+  createTransport,
+  envelopeItemTypeToDataCategory,
+  forEachEnvelopeItem,
+  type Transport,
+} from '@sentry/core';
+import { createIngestForwarder } from '../tunnel/forward';
+
+export const TRANSPORT_LIMITS = {
+  /** The whole exchange with the ingest, connection to answer. */
+  timeoutMs: 5000,
+  /**
+   * Connections to the ingest at once; more envelopes wait in the buffer below. One envelope per
+   * exchange (an envelope holds one event or transaction), so this and the ingest's round trip set
+   * how many a second can leave: 16 at 50 ms is 320.
+   */
+  connections: 16,
+  /**
+   * Envelopes in flight or waiting; past it the SDK drops one as `queue_overflow`. The SDK's
+   * default (64) is a browser's: a server tracing a few hundred requests a second fills it in a
+   * blink of the ingest's.
+   */
+  envelopes: 1024,
+  /** Their bytes: past it an envelope is dropped as `queue_overflow` too, however few are held. */
+  bytes: 8 * 1024 * 1024,
+};
+
+const HEADERS = { 'Content-Type': 'application/x-sentry-envelope' };
+
+/** A transport for the server's client; `limits` for tests. */
+export function makeServerTransport(limits = TRANSPORT_LIMITS) {
+  return (options: BaseTransportOptions): Transport => {
+    const forwarder = createIngestForwarder(new URL(options.url), limits.connections);
+    let heldBytes = 0;
+    const transport = createTransport({ ...options, bufferSize: limits.envelopes }, async ({ body }) => {
+      const size = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+      heldBytes += size;
+      try {
+        const answer = await forwarder.send(body, HEADERS, AbortSignal.timeout(limits.timeoutMs));
+        return {
+          statusCode: answer.status,
+          headers: {
+            'x-sentry-rate-limits': answer.headers['x-sentry-rate-limits'] ?? null,
+            'retry-after': answer.headers['retry-after'] ?? null,
+          },
+        };
+      } finally {
+        heldBytes -= size;
+      }
+    });
+    return {
+      // SECURITY: memory is bounded by bytes, not only by count: a few huge reports cannot hold
+      // more than `bytes` (plus the one envelope that crossed it).
+      send(envelope) {
+        if (heldBytes < limits.bytes) return transport.send(envelope);
+        forEachEnvelopeItem(envelope, (_item, type) =>
+          options.recordDroppedEvent('queue_overflow', envelopeItemTypeToDataCategory(type)),
+        );
+        return Promise.resolve({});
+      },
+      flush: (timeout) => transport.flush(timeout),
+    };
+  };
+}
