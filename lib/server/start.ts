@@ -149,6 +149,12 @@ export async function main({ dev }: { dev: boolean }): Promise<void> {
   // First, so probes are answered (alive, not ready) while Next prepares.
   const metrics: MetricsHolder = { current: null };
   const management = await manage(settings, metrics);
+  // The server's envelopes leave from a thread of their own (lib/reporting/node/ingest-thread.ts),
+  // started with the first of them.
+  if (settings.sentryDsn) {
+    const { ingestSendersSlot, workerSenders } = await import('../reporting/node/ingest-thread');
+    ingestSendersSlot.write(workerSenders(path.join(__dirname, '../reporting/node/ingest-worker.js')));
+  }
   const tunnelAt = tunnelPath();
   // Loaded only with a DSN: the tunnel needs @sentry/core (docs/own-server.md, "Start time").
   let tunnel: Tunnel | null = null;

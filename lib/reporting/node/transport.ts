@@ -1,10 +1,11 @@
 // How the server's own envelopes (error reports, transactions) reach the ingest: the SDK's
 // createTransport (its rate limits: 429, Retry-After and X-Sentry-Rate-Limits honoured per
-// category; its buffer, which bounds the envelopes in flight by count) over the same keep-alive
-// node:http connections the tunnel uses (../tunnel/forward.ts), bounded by bytes too.
+// category; its buffer, which bounds the envelopes in flight by count), bounded by bytes too, over
+// the keep-alive node:http connections the tunnel uses (../tunnel/forward.ts), driven from a
+// worker thread of their own when the server started one (./ingest-thread.ts).
 //
-// Not `fetch`: undici's web streams cost a traced request about a tenth of its CPU (bench/README.md,
-// "Tracing at rate 1"), for one small POST an envelope is.
+// Not `fetch`: undici's web streams cost a traced request about a tenth of its CPU, and even
+// node:http's client about a sixth on the request's thread (bench/README.md, "Tracing at rate 1").
 import {
   type BaseTransportOptions,
   createTransport,
@@ -13,6 +14,7 @@ import {
   type Transport,
 } from '@sentry/core';
 import { createIngestForwarder } from '../tunnel/forward';
+import { ingestSendersSlot, type IngestAnswer } from './ingest-thread';
 
 export const TRANSPORT_LIMITS = {
   /** The whole exchange with the ingest, connection to answer. */
@@ -38,19 +40,26 @@ const HEADERS = { 'Content-Type': 'application/x-sentry-envelope' };
 /** A transport for the server's client; `limits` for tests. */
 export function makeServerTransport(limits = TRANSPORT_LIMITS) {
   return (options: BaseTransportOptions): Transport => {
-    const forwarder = createIngestForwarder(new URL(options.url), limits.connections);
+    let inThread: ReturnType<typeof createIngestForwarder> | null = null;
+    const sendInThread = async (body: string | Uint8Array): Promise<IngestAnswer> => {
+      inThread ??= createIngestForwarder(new URL(options.url), limits.connections);
+      const answer = await inThread.send(body, HEADERS, AbortSignal.timeout(limits.timeoutMs));
+      return {
+        status: answer.status,
+        rateLimits: answer.headers['x-sentry-rate-limits'] ?? null,
+        retryAfter: answer.headers['retry-after'] ?? null,
+      };
+    };
     let heldBytes = 0;
     const transport = createTransport({ ...options, bufferSize: limits.envelopes }, async ({ body }) => {
       const size = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
       heldBytes += size;
       try {
-        const answer = await forwarder.send(body, HEADERS, AbortSignal.timeout(limits.timeoutMs));
+        const thread = ingestSendersSlot.read()?.(options.url, limits);
+        const answer = await (thread ? thread.send(body) : sendInThread(body));
         return {
           statusCode: answer.status,
-          headers: {
-            'x-sentry-rate-limits': answer.headers['x-sentry-rate-limits'] ?? null,
-            'retry-after': answer.headers['retry-after'] ?? null,
-          },
+          headers: { 'x-sentry-rate-limits': answer.rateLimits, 'retry-after': answer.retryAfter },
         };
       } finally {
         heldBytes -= size;

@@ -4,7 +4,7 @@
 import type { Breadcrumb, Event, SpanJSON } from '@sentry/core';
 import { scrubDeep } from './deep';
 import { asRoute, type ScrubOptions } from './route';
-import { scrubParams, scrubUrl } from './text';
+import { scrubParams, scrubText, scrubUrl } from './text';
 
 /** Headers an event may keep: the user agent only. */
 function keepUserAgent(headers: Record<string, string> | undefined): Record<string, string> | undefined {
@@ -52,9 +52,30 @@ function setAsideTraceIds(trace: Record<string, unknown>): Record<string, unknow
   return ids;
 }
 
+/** Fields of a trace's sampling context the SDK writes as ids, numbers and flags. */
+const DSC_VALUES = /^(?:[0-9a-f]{1,32}|\d{1,2}(?:\.\d{1,20})?(?:e-\d{1,3})?|true|false)$/;
+
+/**
+ * The SDK's own notes on an event, which it never sends (it deletes them as it writes the
+ * envelope) but for one: the trace's sampling context, which becomes the envelope's `trace`
+ * header. That one is scrubbed; the rest (the scopes, the request the SDK read) is passed as it is,
+ * because scrubbing it cost a traced request more than everything that is sent.
+ */
+function processingMetadata(metadata: Record<string, unknown>): Record<string, unknown> {
+  const dsc = metadata.dynamicSamplingContext;
+  if (typeof dsc !== 'object' || dsc === null) return metadata;
+  const scrubbed: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(dsc)) {
+    // An id, a number or a flag as it is (a sample_rand of 16 digits can pass Luhn's check).
+    scrubbed[scrubText(key)] =
+      typeof value === 'string' && DSC_VALUES.test(value) ? value : scrubDeep(value, false, new WeakSet(), 0);
+  }
+  return { ...metadata, dynamicSamplingContext: scrubbed };
+}
+
 export function scrubEvent<E extends Event>(event: E, options: ScrubOptions = {}): E {
   try {
-    const { request, breadcrumbs, ...rest } = event;
+    const { request, breadcrumbs, sdkProcessingMetadata, ...rest } = event;
     // The user goes whole: never an IP address or anything else that identifies a person.
     delete rest.user;
     const kept: Record<string, unknown> = {};
@@ -77,6 +98,7 @@ export function scrubEvent<E extends Event>(event: E, options: ScrubOptions = {}
       };
     }
     if (breadcrumbs) out.breadcrumbs = breadcrumbs.map((crumb) => scrubBreadcrumb(crumb, options));
+    if (sdkProcessingMetadata) out.sdkProcessingMetadata = processingMetadata(sdkProcessingMetadata);
     return out;
   } catch {
     // If scrubbing fails, send less rather than risk sending a secret.

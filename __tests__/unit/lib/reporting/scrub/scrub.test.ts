@@ -1,4 +1,4 @@
-import type { Event } from '@sentry/core';
+import { type Event, Scope } from '@sentry/core';
 import {
   asRoute,
   FILTERED,
@@ -300,6 +300,32 @@ describe('scrubEvent', () => {
       tags: { route: '/reset/[token]', reference: 'ABCDEF12' },
     };
     expect(scrubEvent(kept)).toEqual(kept);
+  });
+
+  it("scrubs the trace's sampling context the envelope header is made of, and leaves the SDK's other notes alone", () => {
+    const scope = new Scope().setExtra('token', 'kept: the SDK reads it back and never sends it');
+    const out = scrubEvent({
+      event_id: 'm1',
+      sdkProcessingMetadata: {
+        capturedSpanScope: scope,
+        dynamicSamplingContext: {
+          trace_id: 'a'.repeat(32),
+          sample_rand: '0.4190849048773784',
+          sampled: 'true',
+          transaction: 'GET /reset?token=s3cr3t-in-dsc',
+          release: 'jane@example.com',
+        },
+      },
+    });
+    expect(out.sdkProcessingMetadata!.capturedSpanScope).toBe(scope);
+    expect(out.sdkProcessingMetadata!.dynamicSamplingContext).toEqual({
+      trace_id: 'a'.repeat(32),
+      // 16 digits that pass Luhn's check: as a number, not a card.
+      sample_rand: '0.4190849048773784',
+      sampled: 'true',
+      transaction: `GET /reset?token=${FILTERED}`,
+      release: FILTERED,
+    });
   });
 
   it('does not change the event it was given', () => {

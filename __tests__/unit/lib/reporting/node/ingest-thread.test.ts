@@ -1,0 +1,91 @@
+// The ingest thread's messages, both ends in this thread over a MessageChannel: each envelope
+// answered with the ingest's status and rate limits, each failure with why, and what waits when
+// the thread ends rejected rather than left hanging.
+import { once } from 'node:events';
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
+import { senderOver } from '../../../../../lib/reporting/node/ingest-thread';
+import { answerIngestRequests } from '../../../../../lib/reporting/node/ingest-worker';
+
+let ingest: Server;
+let answer: (res: ServerResponse) => void;
+let bodies: string[];
+const ports: MessagePort[] = [];
+
+beforeAll(async () => {
+  ingest = createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => (body += chunk));
+    req.on('end', () => {
+      bodies.push(body);
+      answer(res);
+    });
+  });
+  ingest.listen(0, '127.0.0.1');
+  await once(ingest, 'listening');
+});
+
+beforeEach(() => {
+  bodies = [];
+  answer = (res) => res.writeHead(200).end('{}');
+});
+
+afterAll(() => {
+  for (const port of ports) port.close();
+  ingest.closeAllConnections();
+  ingest.close();
+});
+
+const end = (port: MessagePort) => {
+  ports.push(port);
+  return {
+    postMessage: (value: unknown) => port.postMessage(value),
+    onMessage: (listener: (value: unknown) => void) => port.on('message', listener),
+  };
+};
+
+function channel(url = `http://127.0.0.1:${(ingest.address() as AddressInfo).port}/api/1/envelope/`) {
+  const { port1, port2 } = new MessageChannel();
+  answerIngestRequests(end(port2), { kind: 'ingest', url, connections: 2, timeoutMs: 300 });
+  return senderOver(end(port1));
+}
+
+describe('the ingest thread', () => {
+  it("sends what it is posted and answers with the ingest's status and rate limits", async () => {
+    answer = (res) =>
+      res.writeHead(429, { 'Retry-After': '7', 'X-Sentry-Rate-Limits': '7:transaction' }).end();
+    const { sender } = channel();
+    await expect(sender.send('{"event_id":"x"}\n{"type":"event"}\n{}')).resolves.toEqual({
+      status: 429,
+      retryAfter: '7',
+      rateLimits: '7:transaction',
+    });
+    expect(bodies).toEqual(['{"event_id":"x"}\n{"type":"event"}\n{}']);
+  });
+
+  it('answers many at once, each its own', async () => {
+    let n = 0;
+    answer = (res) => res.writeHead(200 + (n++ % 2)).end();
+    const { sender } = channel();
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => sender.send(`e${i}`)));
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 200, 200, 201, 201, 201]);
+  });
+
+  it('rejects when the ingest is too slow or cannot be reached', async () => {
+    answer = () => {};
+    await expect(channel().sender.send('slow')).rejects.toThrow('ingest timeout');
+    await expect(channel('http://127.0.0.1:9/api/1/envelope/').sender.send('x')).rejects.toThrow(
+      'ingest unreachable',
+    );
+  });
+
+  it('rejects what waits when the thread is gone, rather than leave it hanging', async () => {
+    answer = () => {};
+    const { sender, gone } = channel();
+    const waiting = sender.send('never answered');
+    gone('ingest thread ended');
+    await expect(waiting).rejects.toThrow('ingest thread ended');
+  });
+});

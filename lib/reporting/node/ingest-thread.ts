@@ -1,0 +1,89 @@
+// The main thread's side of ./ingest-worker.ts: one worker per ingest URL, started on the first
+// envelope, each send a promise of the ingest's answer. The compiled server (lib/server/start.ts)
+// puts the starter in a process slot, because the reporter runs inside Next's bundle, which
+// cannot name the worker's file; without it (tests, a bundle alone) ./transport.ts sends in-thread.
+import { Worker } from 'node:worker_threads';
+import { processSlot } from '../../process/slots';
+import type { IngestReply, IngestRequest, IngestWorkerData, MessageEnd } from './ingest-worker';
+
+export interface IngestAnswer {
+  status: number;
+  rateLimits: string | null;
+  retryAfter: string | null;
+}
+
+export interface IngestSender {
+  /** The ingest's answer; rejects when it could not be asked (timeout, unreachable, thread gone). */
+  send: (body: string | Uint8Array) => Promise<IngestAnswer>;
+}
+
+export interface IngestLimits {
+  connections: number;
+  timeoutMs: number;
+}
+
+/** Makes (once per URL) the sender to an ingest's envelope endpoint, or null for none. */
+export type IngestSenders = (url: string, limits: IngestLimits) => IngestSender | null;
+
+export const ingestSendersSlot = processSlot<IngestSenders>('ingestSenders');
+
+/** A sender over `end`, which an ingest worker answers; `gone` rejects what waits when it ends. */
+export function senderOver(end: MessageEnd) {
+  let nextId = 0;
+  const waiting = new Map<
+    number,
+    { resolve: (answer: IngestAnswer) => void; reject: (error: Error) => void }
+  >();
+  end.onMessage((message) => {
+    const reply = message as IngestReply;
+    const waiter = waiting.get(reply.id);
+    if (!waiter) return;
+    waiting.delete(reply.id);
+    if ('failed' in reply) waiter.reject(new Error(`ingest ${reply.failed}`));
+    else waiter.resolve({ status: reply.status, rateLimits: reply.rateLimits, retryAfter: reply.retryAfter });
+  });
+  const sender: IngestSender = {
+    send: (body) =>
+      new Promise((resolve, reject) => {
+        nextId += 1;
+        waiting.set(nextId, { resolve, reject });
+        const request: IngestRequest = { id: nextId, body };
+        end.postMessage(request);
+      }),
+  };
+  const gone = (why: string) => {
+    for (const waiter of waiting.values()) waiter.reject(new Error(why));
+    waiting.clear();
+  };
+  return { sender, gone };
+}
+
+/** Senders backed by one worker thread per URL, running `workerFile`. */
+export function workerSenders(workerFile: string): IngestSenders {
+  const senders = new Map<string, IngestSender | null>();
+  return (url, limits) => {
+    if (senders.has(url)) return senders.get(url)!;
+    let sender: IngestSender | null = null;
+    try {
+      const data: IngestWorkerData = { kind: 'ingest', url, ...limits };
+      const worker = new Worker(workerFile, { workerData: data });
+      // It never keeps the process alive: what waits is flushed at shutdown by the SDK.
+      worker.unref();
+      const over = senderOver({
+        postMessage: (value) => worker.postMessage(value),
+        onMessage: (listener) => worker.on('message', listener),
+      });
+      sender = over.sender;
+      worker.on('error', () => over.gone('ingest thread failed'));
+      worker.on('exit', () => {
+        over.gone('ingest thread ended');
+        // The next envelope sends in-thread rather than into a thread that is gone.
+        senders.set(url, null);
+      });
+    } catch {
+      sender = null;
+    }
+    senders.set(url, sender);
+    return sender;
+  };
+}

@@ -1,0 +1,68 @@
+// The thread that talks to the ingest: the server's envelopes are posted here as bytes, and each
+// answer (status and rate-limit headers) goes back to ./transport.ts, so that a request's thread
+// pays a message, not an HTTP client exchange (about 300 µs of CPU an envelope: bench/README.md,
+// "Tracing at rate 1"). Compiled to dist/lib/reporting/node/ingest-worker.js beside the server,
+// which starts it (./ingest-thread.ts).
+import { isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { createIngestForwarder, failureReason } from '../tunnel/forward';
+
+export interface IngestWorkerData {
+  kind: 'ingest';
+  /** The envelope endpoint, as the SDK hands a transport its URL. */
+  url: string;
+  connections: number;
+  timeoutMs: number;
+}
+
+export interface IngestRequest {
+  id: number;
+  body: string | Uint8Array;
+}
+
+export type IngestReply =
+  | { id: number; status: number; rateLimits: string | null; retryAfter: string | null }
+  | { id: number; failed: 'timeout' | 'unreachable' };
+
+/** Something messages go to and come from: a worker, its parent port, or one end of a channel in tests. */
+export interface MessageEnd {
+  postMessage: (value: unknown) => void;
+  onMessage: (listener: (value: unknown) => void) => void;
+}
+
+const HEADERS = { 'Content-Type': 'application/x-sentry-envelope' };
+
+/** Sends each envelope that arrives on `port`, and answers on it. Never throws. */
+export function answerIngestRequests(port: MessageEnd, data: IngestWorkerData): void {
+  const forwarder = createIngestForwarder(new URL(data.url), data.connections);
+  port.onMessage((message) => {
+    const { id, body } = message as IngestRequest;
+    const reply = (message: IngestReply) => {
+      try {
+        port.postMessage(message);
+      } catch {
+        // The parent is gone: nothing waits for the answer.
+      }
+    };
+    forwarder.send(body, HEADERS, AbortSignal.timeout(data.timeoutMs)).then(
+      (answer) =>
+        reply({
+          id,
+          status: answer.status,
+          rateLimits: answer.headers['x-sentry-rate-limits'] ?? null,
+          retryAfter: answer.headers['retry-after'] ?? null,
+        }),
+      (error: unknown) => reply({ id, failed: failureReason(error) }),
+    );
+  });
+}
+
+if (!isMainThread && parentPort && (workerData as Partial<IngestWorkerData> | null)?.kind === 'ingest') {
+  const parent = parentPort;
+  answerIngestRequests(
+    {
+      postMessage: (value) => parent.postMessage(value),
+      onMessage: (listener) => parent.on('message', listener),
+    },
+    workerData as IngestWorkerData,
+  );
+}
