@@ -15,6 +15,7 @@ import {
   makeFetchTransport,
   Scope,
   setCurrentClient,
+  withStaticSpan,
 } from '@sentry/react';
 import type { Integration } from '@sentry/core';
 import { buildDsn, release, sentryEnvironment, tunnelPath } from '../../config/build-values';
@@ -23,7 +24,7 @@ import { shortReference } from '../reference';
 import { isDynamicRoute } from 'next/dist/shared/lib/router/utils/is-dynamic';
 import { getRouteMatcher } from 'next/dist/shared/lib/router/utils/route-matcher';
 import { getRouteRegex } from 'next/dist/shared/lib/router/utils/route-regex';
-import { scrubBreadcrumbOrDrop, scrubEvent, scrubTransaction } from '../scrub';
+import { scrubBreadcrumbOrDrop, scrubEvent, scrubSpan, scrubTransaction } from '../scrub';
 import type { LoadedSdk, Mechanism } from './types';
 
 /** What Next puts on window: its router, and the build's routes, most specific first. */
@@ -112,6 +113,8 @@ export function startSdk({ integrations = [], tracesSampleRate }: SdkExtras = {}
     sendClientReports: false,
     beforeSend: (event) => scrubEvent(event, scrubOptions),
     beforeSendTransaction: (event) => scrubTransaction(event, scrubOptions),
+    // Every span, and the only hook a span sent on its own (INP) passes; the tunnel scrubs those again.
+    beforeSendSpan: withStaticSpan((span) => scrubSpan(span, scrubOptions)),
     beforeBreadcrumb: (crumb) => scrubBreadcrumbOrDrop(crumb, scrubOptions),
   });
   setCurrentClient(client);

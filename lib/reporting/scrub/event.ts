@@ -4,6 +4,7 @@
 import type { Breadcrumb, Event, SpanJSON } from '@sentry/core';
 import { scrubDeep } from './deep';
 import { asRoute, type ScrubOptions } from './route';
+import { NUMERIC_FIELDS, URL_FIELDS } from './span';
 import { scrubParams, scrubText, scrubUrl } from './text';
 
 /** Headers an event may keep: the user agent only. */
@@ -64,13 +65,20 @@ const DSC_VALUES = /^(?:[0-9a-f]{1,32}|\d{1,2}(?:\.\d{1,20})?(?:e-\d{1,3})?|true
 function processingMetadata(metadata: Record<string, unknown>): Record<string, unknown> {
   const dsc = metadata.dynamicSamplingContext;
   if (typeof dsc !== 'object' || dsc === null) return metadata;
+  return { ...metadata, dynamicSamplingContext: scrubSamplingContext(dsc as Record<string, unknown>) };
+}
+
+/**
+ * A trace's sampling context (an envelope's `trace` header, a `baggage`): its ids, numbers and flags
+ * as they are (a sample_rand of 16 digits can pass Luhn's check), the rest scrubbed.
+ */
+export function scrubSamplingContext(dsc: Record<string, unknown>): Record<string, unknown> {
   const scrubbed: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(dsc)) {
-    // An id, a number or a flag as it is (a sample_rand of 16 digits can pass Luhn's check).
     scrubbed[scrubText(key)] =
-      typeof value === 'string' && DSC_VALUES.test(value) ? value : scrubDeep(value, false, new WeakSet(), 0);
+      typeof value === 'string' && DSC_VALUES.test(value) ? value : scrubDeep(value, false, new WeakSet(), 1);
   }
-  return { ...metadata, dynamicSamplingContext: scrubbed };
+  return scrubbed;
 }
 
 export function scrubEvent<E extends Event>(event: E, options: ScrubOptions = {}): E {
@@ -106,13 +114,8 @@ export function scrubEvent<E extends Event>(event: E, options: ScrubOptions = {}
   }
 }
 
-/** Span data fields that hold a URL or a path: reported as the route they belong to. */
-const URL_FIELDS = ['url', 'http.url', 'url.full', 'url.path'];
 /** A span description that names a request: `GET https://host/orders/42?x=1`. */
 const REQUEST_DESCRIPTION = /^([A-Z]{3,7}) (\S+)$/;
-
-/** Numeric span data the scrubber would take for a secret by its name (`…code`), and is not one. */
-const NUMERIC_FIELDS = ['http.response.status_code'];
 
 function routedData(data: Record<string, unknown> | undefined, options: ScrubOptions) {
   if (!data) return data;

@@ -13,6 +13,7 @@
 //   the payload or a stray line ending could make another parser read an item type or DSN that
 //   was never approved; in the re-serialised envelope every key is written once, as checked.
 import { createEnvelope, type Envelope, serializeEnvelope } from '@sentry/core';
+import { scrubSamplingContext, scrubSpanItems } from '../scrub';
 
 const NEWLINE = 0x0a;
 /** The SDK's envelope header is a few hundred bytes; a first line longer than this is no envelope. */
@@ -124,13 +125,19 @@ export function checkEnvelope(body: Uint8Array, dsn: string): EnvelopeCheck {
     }
     const rest = body.length - payloadEnd;
     if (rest > 1 || (rest === 1 && body[payloadEnd] !== NEWLINE)) return refuse('not-one-item');
-    const payload = jsonObject(body.subarray(payloadStart, payloadEnd));
+    const read = jsonObject(body.subarray(payloadStart, payloadEnd));
+    if (read === null) return refuse('not-one-item');
+    // SECURITY: spans the SDK sends on their own (INP) pass the browser's scrubber only through a
+    // hook the SDK may skip in another version; they are scrubbed again here, like the trace header.
+    const payload = type === 'span' ? scrubSpanItems(read) : read;
     if (payload === null) return refuse('not-one-item');
 
     // 4. Written anew: each key once, as read; the payload on one line (JSON.stringify writes no
     // raw newline), so it needs no length.
     const headers: Record<string, unknown> = {};
     for (const field of HEADER_FIELDS) if (header[field] !== undefined) headers[field] = header[field];
+    if (typeof header.trace === 'object' && header.trace !== null)
+      headers.trace = scrubSamplingContext(header.trace as Record<string, unknown>);
     // (Typed loosely: the item types forwarded share this one shape, a header and an object.)
     const envelope = createEnvelope<Envelope>(
       headers as Envelope[0],

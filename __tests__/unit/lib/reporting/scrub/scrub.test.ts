@@ -1,4 +1,4 @@
-import { type Event, Scope } from '@sentry/core';
+import { type Event, Scope, type SpanJSON } from '@sentry/core';
 import {
   asRoute,
   FILTERED,
@@ -6,6 +6,7 @@ import {
   scrubEvent,
   scrubTransaction,
   scrubFields,
+  scrubSpan,
   scrubText,
   scrubUrl,
   SCRUB_RULES,
@@ -445,5 +446,67 @@ describe('scrubBreadcrumbOrDrop', () => {
     expect(scrubBreadcrumbOrDrop({ category: 'navigation', message: '/a?token=1' })?.message).toBe(
       `/a?token=${FILTERED}`,
     );
+  });
+});
+
+describe('scrubSpan (a span as beforeSendSpan gets it: INP and every span of a transaction)', () => {
+  const span = (description: string, data: Record<string, unknown>) =>
+    ({
+      span_id: 'd'.repeat(16),
+      trace_id: 'c'.repeat(32),
+      start_timestamp: 1,
+      timestamp: 2,
+      description,
+      data,
+    }) as unknown as SpanJSON;
+
+  it.each(SECRET_CASES)('removes $shape from the element it names and from its data', ({ text, secret }) => {
+    const out = scrubSpan(
+      span(`body > div > button#${text}`, {
+        'browser.web_vital.inp.target': text,
+        'ui.component_name': text,
+      }),
+    );
+    expect(JSON.stringify(out)).not.toContain(secret);
+  });
+
+  it('names URLs by their route, empties secret-named data and keeps its ids, times and status codes', () => {
+    const out = scrubSpan(
+      span('GET https://app.example/reset/abc?token=t', {
+        'url.full': 'https://app.example/reset/abc?x=1',
+        apiKey: 123,
+        'http.response.status_code': 200,
+        'browser.web_vital.inp.value': 80,
+      }),
+      {
+        routeOf: (path) => (path.startsWith('/reset/') ? '/reset/[token]' : undefined),
+        origin: 'https://app.example',
+      },
+    );
+    expect(out).toMatchObject({
+      span_id: 'd'.repeat(16),
+      trace_id: 'c'.repeat(32),
+      start_timestamp: 1,
+      timestamp: 2,
+      description: `GET https://app.example/reset/[token]?token=${FILTERED}`,
+      data: {
+        'url.full': 'https://app.example/reset/[token]?x=1',
+        apiKey: FILTERED,
+        'http.response.status_code': 200,
+        'browser.web_vital.inp.value': 80,
+      },
+    });
+  });
+
+  it('never throws: a span it cannot read goes with its ids and times only', () => {
+    const hostile = span('x', {});
+    Object.defineProperty(hostile, 'data', {
+      get() {
+        throw new Error('hostile');
+      },
+    });
+    const out = scrubSpan(hostile);
+    expect(out.description).toBe(FILTERED);
+    expect(out.span_id).toBe('d'.repeat(16));
   });
 });

@@ -1,4 +1,5 @@
 import { checkEnvelope, REFUSAL_ANSWERS } from '../../../../../lib/reporting/tunnel/envelope';
+import { SECRET_CASES } from '../../../../support/secrets';
 
 const DSN = 'https://publickey@o1.ingest.example/7';
 const FOREIGN = 'https://otherkey@o2.ingest.example/9';
@@ -53,6 +54,44 @@ describe('checkEnvelope', () => {
       content_type: 'application/vnd.sentry.items.span.v2+json',
     });
     expect(lines[2]).toEqual(JSON.parse(spans));
+  });
+
+  it.each(SECRET_CASES)('scrubs the spans of a container again: $shape in its name and attributes', (row) => {
+    const span = {
+      trace_id: 'c'.repeat(32),
+      span_id: 'd'.repeat(16),
+      name: `body > button.${row.text}`,
+      start_timestamp: 1,
+      end_timestamp: 2,
+      attributes: {
+        'browser.web_vital.inp.target': { type: 'string', value: row.text },
+        'browser.web_vital.inp.value': { type: 'double', value: 120 },
+        sessionToken: { type: 'integer', value: 42 },
+      },
+    };
+    const lines = forwardedLines(
+      `${HEADER}\n{"type":"span","item_count":1,"content_type":"application/vnd.sentry.items.span.v2+json"}\n${JSON.stringify({ version: 2, items: [span] })}`,
+    );
+    const out = JSON.stringify(lines[2]);
+    expect(out).not.toContain(row.secret);
+    const [item] = (lines[2] as { items: Record<string, Record<string, unknown>>[] }).items;
+    expect(item!.attributes!['browser.web_vital.inp.value']).toEqual({ type: 'double', value: 120 });
+    // A number a secret name filtered is a string now, and says so.
+    expect(item!.attributes!.sessionToken).toEqual({ type: 'string', value: '[Filtered]' });
+    expect(item).toMatchObject({ trace_id: 'c'.repeat(32), span_id: 'd'.repeat(16), start_timestamp: 1 });
+  });
+
+  it('scrubs the trace header, keeping its ids and numbers', () => {
+    const header = JSON.stringify({
+      ...JSON.parse(HEADER),
+      trace: { trace_id: 'c'.repeat(32), sample_rand: '0.4190849048773784', transaction: 'GET /x?token=abc' },
+    });
+    const lines = forwardedLines(`${header}\n{"type":"event"}\n${EVENT}\n`);
+    expect((lines[0] as { trace: unknown }).trace).toEqual({
+      trace_id: 'c'.repeat(32),
+      sample_rand: '0.4190849048773784',
+      transaction: 'GET /x?token=[Filtered]',
+    });
   });
 
   it.each([
