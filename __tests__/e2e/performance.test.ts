@@ -114,6 +114,101 @@ describe('with SENTRY_TRACES_SAMPLE_RATE=1', () => {
   });
 });
 
+describe('with SENTRY_TRACES_SAMPLE_RATE=1, after the page load', () => {
+  it("continues a sampled page's trace on the server when it navigates on the client", async () => {
+    const server = await startServer({ distDir: TRACING_BUILD });
+    servers.push(server);
+    const from = ingest.envelopes.length;
+    const page = await (await browser.newContext()).newPage();
+    const dataRequests: { url: string; sentryTrace: string | undefined }[] = [];
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname.startsWith('/_next/data/'))
+        dataRequests.push({ url: request.url(), sentryTrace: request.headers()['sentry-trace'] });
+    });
+    await page.goto(`${server.url}/__fixtures__/fleet`);
+    // The tracing file has loaded once the page load is under way (it is what sends it).
+    await ingest.waitFor(
+      () =>
+        itemsSince(from).find(
+          (item) => item.type === 'transaction' && item.payload.contexts?.trace?.op === 'pageload',
+        ),
+      20_000,
+    );
+    await page.getByRole('link', { name: 'Open the server-rendered page' }).click();
+    await page.getByRole('heading', { name: 'Server-rendered fixture' }).waitFor();
+    const [asked] = dataRequests;
+    expect(asked?.sentryTrace).toMatch(/^[0-9a-f]{32}-[0-9a-f]{16}-1$/);
+    const [traceId, parentId] = asked!.sentryTrace!.split('-');
+    const serverSide = await ingest.waitFor(
+      () =>
+        itemsSince(from).find(
+          (item) =>
+            item.type === 'transaction' && item.payload.transaction === 'GET /__fixtures__/fleet/server',
+        )?.payload,
+      20_000,
+    );
+    // The server's transaction for the data request is a child of the browser's span, in its trace:
+    // the page's (Next asks for the data before it changes the URL, which starts the navigation's).
+    expect(serverSide.contexts?.trace).toMatchObject({ trace_id: traceId, parent_span_id: parentId });
+    const browserSide = await ingest.waitFor(
+      () =>
+        itemsSince(from).find(
+          (item) =>
+            item.type === 'transaction' &&
+            ['pageload', 'navigation'].includes(String(item.payload.contexts?.trace?.op)) &&
+            item.payload.contexts?.trace?.trace_id === traceId,
+        )?.payload,
+      20_000,
+    );
+    expect(browserSide.contexts?.trace?.trace_id).toBe(traceId);
+    await page.context().close();
+  });
+
+  it('sends the INP of a slow click scrubbed, though its element carries secrets', async () => {
+    const server = await startServer({ distDir: TRACING_BUILD });
+    servers.push(server);
+    const from = ingest.envelopes.length;
+    const page = await (await browser.newContext()).newPage();
+    const posted: string[] = [];
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname === build.tunnelPath) posted.push(request.postData() ?? '');
+    });
+    const tracingLoaded = page.waitForResponse((response) =>
+      new URL(response.url()).pathname.startsWith('/_next/static/chunks/reporting-tracing-'),
+    );
+    await page.goto(`${server.url}/__fixtures__/slow-interaction`);
+    // Clicked while the page load is under way: the INP span is a child of it.
+    await tracingLoaded;
+    await page.waitForTimeout(300);
+    await page.getByRole('button', { name: 'Do the slow thing' }).click();
+    await page.getByText('Done.').waitFor();
+    // The browser reports the interaction's timing after the next paint; INP is sent when the page
+    // is hidden, as when the visitor leaves it.
+    await page.waitForTimeout(1000);
+    await page.evaluate(() => {
+      Object.defineProperty(document, 'visibilityState', { value: 'hidden', configurable: true });
+      document.dispatchEvent(new Event('visibilitychange'));
+    });
+    const envelope = await ingest.waitFor(
+      () =>
+        ingest.envelopes
+          .slice(from)
+          .find((received) => received.items.some(([header]) => header.type === 'span')),
+      20_000,
+    );
+    const inp = JSON.stringify(envelope);
+    // It is the INP of that button: its op, and the element it names, scrubbed.
+    expect(inp).toContain('ui.interaction.click');
+    expect(inp).toContain('button#');
+    for (const secret of ['ghp_0123456789abcdefghijABCDEFGHIJ012345', 'jane.secret@example.com']) {
+      expect(inp).not.toContain(secret);
+      // Scrubbed before it left the browser, not only by the tunnel.
+      expect(posted.join('\n')).not.toContain(secret);
+    }
+    await page.context().close();
+  });
+});
+
 describe('with SENTRY_TRACES_SAMPLE_RATE at 0', () => {
   it('sends the session, asks for no tracing code and sends no transaction', async () => {
     const server = await startServer({ distDir: REPORTING_DIST });
