@@ -85,6 +85,8 @@ it(`buys at most the budget's transactions with ${REQUESTS} forged "sampled" hea
   // at most 5 % of the requests, as the issue asks.
   expect(transactions).toBeLessThanOrEqual(REQUESTS * 0.05);
   expect(transactions).toBeGreaterThanOrEqual(honoured);
+  // Each one sent is counted as sent.
+  expect(await metric('app_tracing_transactions_total{outcome="sent",reason="2xx"}')).toBe(transactions);
   // No document says "sampled" that the server did not make a transaction for.
   expect(sampledDocuments).toBe(transactions);
   expect(failures).toBe(0);
