@@ -35,20 +35,30 @@ export function senderOver(end: MessageEnd) {
     { resolve: (answer: IngestAnswer) => void; reject: (error: Error) => void }
   >();
   end.onMessage((message) => {
-    const reply = message as IngestReply;
-    const waiter = waiting.get(reply.id);
-    if (!waiter) return;
-    waiting.delete(reply.id);
-    if ('failed' in reply) waiter.reject(new Error(`ingest ${reply.failed}`));
-    else waiter.resolve({ status: reply.status, rateLimits: reply.rateLimits, retryAfter: reply.retryAfter });
+    for (const reply of message as IngestReply[]) {
+      const waiter = waiting.get(reply.id);
+      if (!waiter) continue;
+      waiting.delete(reply.id);
+      if ('failed' in reply) waiter.reject(new Error(`ingest ${reply.failed}`));
+      else
+        waiter.resolve({ status: reply.status, rateLimits: reply.rateLimits, retryAfter: reply.retryAfter });
+    }
   });
+  // What is sent in one turn of the event loop goes as one message: a message costs the request's
+  // thread more than the bytes it carries.
+  let batch: IngestRequest[] = [];
+  const post = () => {
+    const requests = batch;
+    batch = [];
+    end.postMessage(requests);
+  };
   const sender: IngestSender = {
     send: (body) =>
       new Promise((resolve, reject) => {
         nextId += 1;
         waiting.set(nextId, { resolve, reject });
-        const request: IngestRequest = { id: nextId, body };
-        end.postMessage(request);
+        if (batch.length === 0) setImmediate(post);
+        batch.push({ id: nextId, body });
       }),
   };
   const gone = (why: string) => {

@@ -31,28 +31,36 @@ export interface MessageEnd {
 
 const HEADERS = { 'Content-Type': 'application/x-sentry-envelope' };
 
-/** Sends each envelope that arrives on `port`, and answers on it. Never throws. */
+/** Sends each envelope that arrives on `port`, and answers on it, a turn's answers at once. Never throws. */
 export function answerIngestRequests(port: MessageEnd, data: IngestWorkerData): void {
   const forwarder = createIngestForwarder(new URL(data.url), data.connections);
+  let answers: IngestReply[] = [];
+  const post = () => {
+    const replies = answers;
+    answers = [];
+    try {
+      port.postMessage(replies);
+    } catch {
+      // The parent is gone: nothing waits for the answers.
+    }
+  };
+  const reply = (message: IngestReply) => {
+    if (answers.length === 0) setImmediate(post);
+    answers.push(message);
+  };
   port.onMessage((message) => {
-    const { id, body } = message as IngestRequest;
-    const reply = (message: IngestReply) => {
-      try {
-        port.postMessage(message);
-      } catch {
-        // The parent is gone: nothing waits for the answer.
-      }
-    };
-    forwarder.send(body, HEADERS, AbortSignal.timeout(data.timeoutMs)).then(
-      (answer) =>
-        reply({
-          id,
-          status: answer.status,
-          rateLimits: answer.headers['x-sentry-rate-limits'] ?? null,
-          retryAfter: answer.headers['retry-after'] ?? null,
-        }),
-      (error: unknown) => reply({ id, failed: failureReason(error) }),
-    );
+    for (const { id, body } of message as IngestRequest[]) {
+      forwarder.send(body, HEADERS, AbortSignal.timeout(data.timeoutMs)).then(
+        (answer) =>
+          reply({
+            id,
+            status: answer.status,
+            rateLimits: answer.headers['x-sentry-rate-limits'] ?? null,
+            retryAfter: answer.headers['retry-after'] ?? null,
+          }),
+        (error: unknown) => reply({ id, failed: failureReason(error) }),
+      );
+    }
   });
 }
 
