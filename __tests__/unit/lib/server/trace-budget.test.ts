@@ -3,13 +3,14 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { parseEnvelope } from '@sentry/core';
 import { lifecycleState, resetLifecycle } from '../../../../lib/lifecycle/state';
 import { type InheritedSampledOutcome, recorderSlot } from '../../../../lib/metrics/record';
 import { createSentrySender } from '../../../../lib/reporting/node/sentry-client';
 import { traceMetaOf } from '../../../../lib/reporting/node/trace-meta';
 import { createTraceBudget } from '../../../../lib/server/trace-budget';
 import { createRequestTracer } from '../../../../lib/server/trace-requests';
+import { type Ingest, startIngest } from '../../../support/ingest';
+import { freePort } from '../../../support/server';
 
 describe('the budget of inherited "sampled" decisions', () => {
   it('starts with its burst, then fills by the rate of the requests seen', () => {
@@ -43,9 +44,8 @@ describe('the budget of inherited "sampled" decisions', () => {
 describe('a forged "sampled" header on every request', () => {
   const TRACE_ID = 'c'.repeat(32);
   const PARENT = 'd'.repeat(16);
-  let ingest: Server;
+  let ingest: Ingest;
   let app: Server;
-  let received: string[] = [];
   const counted: InheritedSampledOutcome[] = [];
   const documents: (string | undefined)[] = [];
   // The configured rate: almost never sampled by the server itself.
@@ -62,19 +62,9 @@ describe('a forged "sampled" header on every request', () => {
       inheritedSampled: (outcome) => counted.push(outcome),
       transaction: () => {},
     });
-    ingest = createServer((req, res) => {
-      let body = '';
-      req.setEncoding('utf8');
-      req.on('data', (chunk: string) => (body += chunk));
-      req.on('end', () => {
-        received.push(body);
-        res.writeHead(200).end('{}');
-      });
-    });
-    ingest.listen(0, '127.0.0.1');
-    await once(ingest, 'listening');
+    ingest = await startIngest(await freePort());
     createSentrySender({
-      dsn: `http://publickey@127.0.0.1:${(ingest.address() as AddressInfo).port}/1`,
+      dsn: `http://publickey@127.0.0.1:${ingest.port}/1`,
       release: 'r1',
       environment: 'test',
       tracesSampleRate: RATE,
@@ -90,8 +80,7 @@ describe('a forged "sampled" header on every request', () => {
 
   afterAll(async () => {
     recorderSlot.clear();
-    ingest.closeAllConnections();
-    ingest.close();
+    await ingest.stop();
     app.close();
   });
 
@@ -102,8 +91,8 @@ describe('a forged "sampled" header on every request', () => {
       }).then((r) => r.text());
     }
     await lifecycleState().beforeExit.get('error-reports')!();
-    const transactions = received.flatMap((raw) =>
-      parseEnvelope(raw)[1].filter(([header]) => header.type === 'transaction'),
+    const transactions = ingest.envelopes.filter((envelope) =>
+      envelope.items.some(([header]) => header.type === 'transaction'),
     );
     // The burst (10), and 40 × 1e-9 earned: nothing more.
     expect(transactions).toHaveLength(10);
@@ -113,6 +102,5 @@ describe('a forged "sampled" header on every request', () => {
     expect(documents).toHaveLength(40);
     for (const meta of documents) expect(meta).toMatch(new RegExp(`^${TRACE_ID}-[0-9a-f]{16}-[01]$`));
     expect(documents.filter((meta) => meta!.endsWith('-1'))).toHaveLength(10);
-    received = [];
   });
 });
