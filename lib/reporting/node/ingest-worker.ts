@@ -4,7 +4,7 @@
 // "Tracing at rate 1"). Compiled to dist/lib/reporting/node/ingest-worker.js beside the server,
 // which starts it (./ingest-thread.ts).
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { createIngestForwarder, failureReason } from '../tunnel/forward';
+import { createIngestForwarder, failureReason, type UpstreamAnswer } from '../tunnel/forward';
 
 export interface IngestWorkerData {
   kind: 'ingest';
@@ -29,7 +29,16 @@ export interface MessageEnd {
   onMessage: (listener: (value: unknown) => void) => void;
 }
 
-const HEADERS = { 'Content-Type': 'application/x-sentry-envelope' };
+export const ENVELOPE_HEADERS = { 'Content-Type': 'application/x-sentry-envelope' };
+
+/** What of the ingest's answer the SDK reads: its status and rate limits. */
+export function answerOf(upstream: UpstreamAnswer) {
+  return {
+    status: upstream.status,
+    rateLimits: upstream.headers['x-sentry-rate-limits'] ?? null,
+    retryAfter: upstream.headers['retry-after'] ?? null,
+  };
+}
 
 /** Sends each envelope that arrives on `port`, and answers on it, a turn's answers at once. Never throws. */
 export function answerIngestRequests(port: MessageEnd, data: IngestWorkerData): void {
@@ -50,14 +59,8 @@ export function answerIngestRequests(port: MessageEnd, data: IngestWorkerData): 
   };
   port.onMessage((message) => {
     for (const { id, body } of message as IngestRequest[]) {
-      forwarder.send(body, HEADERS, AbortSignal.timeout(data.timeoutMs)).then(
-        (answer) =>
-          reply({
-            id,
-            status: answer.status,
-            rateLimits: answer.headers['x-sentry-rate-limits'] ?? null,
-            retryAfter: answer.headers['retry-after'] ?? null,
-          }),
+      forwarder.send(body, ENVELOPE_HEADERS, AbortSignal.timeout(data.timeoutMs)).then(
+        (answer) => reply({ id, ...answerOf(answer) }),
         (error: unknown) => reply({ id, failed: failureReason(error) }),
       );
     }

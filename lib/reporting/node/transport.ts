@@ -15,6 +15,7 @@ import {
 } from '@sentry/core';
 import { createIngestForwarder } from '../tunnel/forward';
 import { ingestSendersSlot, type IngestAnswer } from './ingest-thread';
+import { answerOf, ENVELOPE_HEADERS } from './ingest-worker';
 
 export const TRANSPORT_LIMITS = {
   /** The whole exchange with the ingest, connection to answer. */
@@ -35,20 +36,13 @@ export const TRANSPORT_LIMITS = {
   bytes: 8 * 1024 * 1024,
 };
 
-const HEADERS = { 'Content-Type': 'application/x-sentry-envelope' };
-
 /** A transport for the server's client; `limits` for tests. */
 export function makeServerTransport(limits = TRANSPORT_LIMITS) {
   return (options: BaseTransportOptions): Transport => {
     let inThread: ReturnType<typeof createIngestForwarder> | null = null;
     const sendInThread = async (body: string | Uint8Array): Promise<IngestAnswer> => {
       inThread ??= createIngestForwarder(new URL(options.url), limits.connections);
-      const answer = await inThread.send(body, HEADERS, AbortSignal.timeout(limits.timeoutMs));
-      return {
-        status: answer.status,
-        rateLimits: answer.headers['x-sentry-rate-limits'] ?? null,
-        retryAfter: answer.headers['retry-after'] ?? null,
-      };
+      return answerOf(await inThread.send(body, ENVELOPE_HEADERS, AbortSignal.timeout(limits.timeoutMs)));
     };
     let heldBytes = 0;
     const transport = createTransport({ ...options, bufferSize: limits.envelopes }, async ({ body }) => {
