@@ -59,7 +59,7 @@ export function answerIngestRequests(port: MessageEnd, data: IngestWorkerData): 
   };
   port.onMessage((message) => {
     for (const { id, body } of message as IngestRequest[]) {
-      forwarder.send(body, ENVELOPE_HEADERS, AbortSignal.timeout(data.timeoutMs)).then(
+      forwarder.send(body, ENVELOPE_HEADERS, { timeoutMs: data.timeoutMs }).then(
         (answer) => reply({ id, ...answerOf(answer) }),
         (error: unknown) => reply({ id, failed: failureReason(error) }),
       );

@@ -42,7 +42,7 @@ export function makeServerTransport(limits = TRANSPORT_LIMITS) {
     let inThread: ReturnType<typeof createIngestForwarder> | null = null;
     const sendInThread = async (body: string | Uint8Array): Promise<IngestAnswer> => {
       inThread ??= createIngestForwarder(new URL(options.url), limits.connections);
-      return answerOf(await inThread.send(body, ENVELOPE_HEADERS, AbortSignal.timeout(limits.timeoutMs)));
+      return answerOf(await inThread.send(body, ENVELOPE_HEADERS, { timeoutMs: limits.timeoutMs }));
     };
     let heldBytes = 0;
     const transport = createTransport({ ...options, bufferSize: limits.envelopes }, async ({ body }) => {

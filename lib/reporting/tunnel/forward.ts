@@ -15,12 +15,19 @@ export interface UpstreamAnswer {
   body: string;
 }
 
+export interface SendLimits {
+  /** The whole exchange, connection to the answer's end; past it the send rejects as a timeout. */
+  timeoutMs: number;
+  /** Ends the exchange early (the browser left). */
+  signal?: AbortSignal;
+}
+
 export interface Forwarder {
-  /** Rejects when the ingest cannot be asked, or `signal` aborts. */
+  /** Rejects when the ingest cannot be asked, does not answer within `timeoutMs`, or `signal` aborts. */
   send: (
     envelope: Uint8Array | string,
     headers: Record<string, string>,
-    signal: AbortSignal,
+    limits: SendLimits,
   ) => Promise<UpstreamAnswer>;
   /** Closes the idle connections to the ingest. */
   close: () => void;
@@ -37,14 +44,30 @@ export function createIngestForwarder(ingestUrl: URL, maxConnections: number): F
   const client = ingestUrl.protocol === 'https:' ? https : http;
   const agent = new client.Agent({ keepAlive: true, maxSockets: maxConnections });
 
-  const send: Forwarder['send'] = (envelope, headers, signal) =>
+  const send: Forwarder['send'] = (envelope, headers, { timeoutMs, signal }) =>
     new Promise((resolve, reject) => {
+      // A timer of our own, not AbortSignal.timeout: a timeout signal inside AbortSignal.any() can
+      // be garbage-collected before it fires (nodejs/node#57736), and the exchange then waits on a
+      // hanging ingest for ever.
+      const timer = setTimeout(() => {
+        const error = timedOut();
+        reject(error);
+        upstream.destroy(error);
+      }, timeoutMs);
+      const settle =
+        <T>(finish: (value: T) => void) =>
+        (value: T) => {
+          clearTimeout(timer);
+          finish(value);
+        };
+      resolve = settle(resolve);
+      reject = settle(reject);
       const upstream = client.request(
         ingestUrl,
         {
           method: 'POST',
           agent,
-          signal,
+          ...(signal ? { signal } : {}),
           headers: { ...headers, 'Content-Length': String(Buffer.byteLength(envelope)) },
         },
         (response) => {
@@ -74,6 +97,13 @@ export function createIngestForwarder(ingestUrl: URL, maxConnections: number): F
     });
 
   return { send, close: () => agent.destroy() };
+}
+
+/** The error a send that ran out of time rejects with, named as AbortSignal.timeout names its own. */
+function timedOut(): Error {
+  const error = new Error('The ingest did not answer in time');
+  error.name = 'TimeoutError';
+  return error;
 }
 
 /** Why a send failed, as the browser is told: the ingest was too slow, or could not be reached. */

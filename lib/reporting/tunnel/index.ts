@@ -105,11 +105,10 @@ export function createTunnel(options: TunnelOptions): Tunnel {
     };
     res.once('close', onClose);
     try {
-      const upstream = await forwarder.send(
-        verdict.envelope,
-        verdict.headers,
-        AbortSignal.any([browserGone.signal, AbortSignal.timeout(timeoutMs)]),
-      );
+      const upstream = await forwarder.send(verdict.envelope, verdict.headers, {
+        timeoutMs,
+        signal: browserGone.signal,
+      });
       recordTunnel('forwarded', statusClass(upstream.status));
       sendPlain(res, upstream.status, upstream.body.slice(0, MAX_PASSED_BACK_BODY), upstream.headers);
       return null;
