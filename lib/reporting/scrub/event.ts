@@ -4,7 +4,7 @@
 import type { Breadcrumb, Event, SpanJSON } from '@sentry/core';
 import { scrubDeep } from './deep';
 import { asRoute, type ScrubOptions } from './route';
-import { NUMERIC_FIELDS, URL_FIELDS } from './span';
+import { NUMERIC_FIELDS, routedDescription, URL_FIELDS } from './span';
 import { scrubParams, scrubText, scrubUrl } from './text';
 
 /** Headers an event may keep: the user agent only. */
@@ -40,7 +40,7 @@ function setAsideSdkFields(from: Record<string, unknown>, kept: Record<string, u
   }
 }
 
-/** The trace context's ids, taken out of `trace` to pass as they are; put back by putBackTraceIds. */
+/** The trace context's ids, taken out of `trace` to pass as they are (scrubEvent puts them back). */
 function setAsideTraceIds(trace: Record<string, unknown>): Record<string, unknown> {
   const ids: Record<string, unknown> = {};
   for (const field of TRACE_IDS) {
@@ -114,9 +114,6 @@ export function scrubEvent<E extends Event>(event: E, options: ScrubOptions = {}
   }
 }
 
-/** A span description that names a request: `GET https://host/orders/42?x=1`. */
-const REQUEST_DESCRIPTION = /^([A-Z]{3,7}) (\S+)$/;
-
 function routedData(data: Record<string, unknown> | undefined, options: ScrubOptions) {
   if (!data) return data;
   const out = { ...data };
@@ -134,15 +131,6 @@ function keepNumbers(
 ) {
   if (!before || !after) return;
   for (const field of NUMERIC_FIELDS) if (typeof before[field] === 'number') after[field] = before[field];
-}
-
-function routedDescription(description: string | undefined, options: ScrubOptions): string | undefined {
-  if (!description) return description;
-  const request = REQUEST_DESCRIPTION.exec(description);
-  if (request) return `${request[1]} ${asRoute(request[2]!, options.routeOf, options.origin)}`;
-  return /^(\/|https?:)/.test(description)
-    ? asRoute(description, options.routeOf, options.origin)
-    : description;
 }
 
 /**

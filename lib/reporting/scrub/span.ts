@@ -23,12 +23,26 @@ function scrubAttribute(key: string, value: unknown, options: ScrubOptions): unk
   return scrubDeep(value, true, new WeakSet(), 1);
 }
 
-/** A request's description (`GET https://host/orders/42`) or a path, as its route; scrubbed. */
+/** A span description that names a request: `GET https://host/orders/42?x=1`. */
+const REQUEST_DESCRIPTION = /^([A-Z]{3,7}) (\S+)$/;
+
+/** A span's description that names a request or a URL of the app, with the route for the path. */
+export function routedDescription(
+  description: string | undefined,
+  options: ScrubOptions,
+): string | undefined {
+  if (!description) return description;
+  const request = REQUEST_DESCRIPTION.exec(description);
+  if (request) return `${request[1]} ${asRoute(request[2]!, options.routeOf, options.origin)}`;
+  return /^(\/|https?:)/.test(description)
+    ? asRoute(description, options.routeOf, options.origin)
+    : description;
+}
+
+/** A span's name or description, as its route where it names one, scrubbed. */
 function scrubName(name: string | undefined, options: ScrubOptions): string | undefined {
-  if (!name) return name;
-  const request = /^([A-Z]{3,7}) (\S+)$/.exec(name);
-  if (request) return scrubText(`${request[1]} ${asRoute(request[2]!, options.routeOf, options.origin)}`);
-  return scrubText(/^(\/|https?:)/.test(name) ? asRoute(name, options.routeOf, options.origin) : name);
+  const routed = routedDescription(name, options);
+  return routed ? scrubText(routed) : routed;
 }
 
 /**
