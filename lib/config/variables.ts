@@ -218,6 +218,40 @@ export const VARIABLES = {
     check: decimal(0, 1),
     fallback: 0,
   }),
+  reportQueueDir: variable({
+    name: 'REPORT_QUEUE_DIR',
+    readAt: 'start',
+    group: 'reporting',
+    meaning:
+      'A folder where reports wait while the ingest is away, so a restart keeps them (on Kubernetes a volume that outlives the container); unset, they wait in memory (docs/report-queue.md).',
+    check: text,
+    fallback: null,
+  }),
+  reportQueueMaxBytes: variable({
+    name: 'REPORT_QUEUE_MAX_BYTES',
+    readAt: 'start',
+    group: 'reporting',
+    meaning:
+      "The most bytes of reports that wait, on disk or in memory; the server's own and browsers' each have half.",
+    check: wholeNumber(1024 * 1024, 16 * 1024 * 1024 * 1024),
+    fallback: 64 * 1024 * 1024,
+  }),
+  reportQueueMaxEnvelopes: variable({
+    name: 'REPORT_QUEUE_MAX_ENVELOPES',
+    readAt: 'start',
+    group: 'reporting',
+    meaning: "The most reports (envelopes) that wait; the server's own and browsers' each have half.",
+    check: wholeNumber(2, 1_000_000),
+    fallback: 10_000,
+  }),
+  reportQueueMaxAgeSeconds: variable({
+    name: 'REPORT_QUEUE_MAX_AGE_SECONDS',
+    readAt: 'start',
+    group: 'reporting',
+    meaning: 'How long a report may wait before it is dropped unsent.',
+    check: wholeNumber(60, 30 * 24 * 60 * 60),
+    fallback: 24 * 60 * 60,
+  }),
   // --- Source maps ---
   sentryAuthToken: variable({
     name: 'SENTRY_AUTH_TOKEN',

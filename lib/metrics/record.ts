@@ -5,10 +5,16 @@
 import type { Registry } from 'prom-client';
 import { processSlot } from '../process/slots';
 
-/** forwarded: the ingest answered (reason: its status class); refused: we answered 4xx/5xx ourselves. */
-export type TunnelOutcome = 'forwarded' | 'refused' | 'upstream_failed' | 'abandoned';
-/** sent: the ingest took it; dropped: the SDK or the ingest did not; logged: no DSN, a log line. */
-export type ReportOutcome = 'sent' | 'dropped' | 'logged';
+/**
+ * forwarded: the ingest answered (reason: its status class); queued: it waits for the ingest in the
+ * report queue (202); refused: we answered 4xx/5xx ourselves.
+ */
+export type TunnelOutcome = 'forwarded' | 'queued' | 'refused' | 'upstream_failed' | 'abandoned';
+/**
+ * sent: the ingest took it; queued: it waits for the ingest in the report queue; dropped: the SDK
+ * or the ingest did not take it; logged: no DSN, a log line.
+ */
+export type ReportOutcome = 'sent' | 'queued' | 'dropped' | 'logged';
 
 /**
  * Another build's file (lib/fleet/): found at a peer; cut (a peer's body was not whole, the visitor's
@@ -27,12 +33,19 @@ export interface Recorder {
   inheritedSampled: (outcome: InheritedSampledOutcome) => void;
   /** A server transaction: sent, or dropped and why. */
   transaction: (outcome: TransactionOutcome, reason: string) => void;
+  /**
+   * The report queue (lib/reporting/queue/): an envelope queued or sent from it (by source), an
+   * attempt that failed and will be retried (by reason), one dropped unsent (by source and reason).
+   */
+  reportQueue: (event: QueueEvent, labels: { source?: string; reason?: string }) => void;
 }
+
+export type QueueEvent = 'queued' | 'sent' | 'retried' | 'dropped';
 
 /** honoured: within the budget; over_budget: sampled by the rate instead, like any request. */
 export type InheritedSampledOutcome = 'honoured' | 'over_budget';
-/** sent: the ingest took it; dropped: the SDK, the queue or the ingest did not (reason says which). */
-export type TransactionOutcome = 'sent' | 'dropped';
+/** sent: the ingest took it; queued: it waits in the report queue; dropped: the SDK, the queue or the ingest did not (reason says which). */
+export type TransactionOutcome = 'sent' | 'queued' | 'dropped';
 
 export const recorderSlot = processSlot<Recorder>('metricsRecorder');
 
@@ -110,6 +123,15 @@ export function recordInheritedSampled(outcome: InheritedSampledOutcome): void {
 export function recordTransaction(outcome: TransactionOutcome, reason = ''): void {
   try {
     recorderSlot.read()?.transaction(outcome, reason);
+  } catch {
+    // As above.
+  }
+}
+
+/** Counts one event of the report queue. Never throws. */
+export function recordQueue(event: QueueEvent, labels: { source?: string; reason?: string }): void {
+  try {
+    recorderSlot.read()?.reportQueue(event, labels);
   } catch {
     // As above.
   }

@@ -5,6 +5,7 @@
 // docs/metrics.md lists every metric and its labels.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { worstStatus } from '../health/run-checks';
+import type { QueueStats } from '../reporting/queue/queue';
 import type { HealthReport, HealthStatus } from '../health/types';
 import type { Phase } from '../lifecycle/state';
 import {
@@ -12,6 +13,7 @@ import {
   recorderSlot,
   registrySlot,
   type InheritedSampledOutcome,
+  type QueueEvent,
   type ReportOutcome,
   type TransactionOutcome,
   type TunnelOutcome,
@@ -42,6 +44,8 @@ export interface MetricsSources {
   release: string;
   /** Peers known by identity and the builds they serve other than this one (lib/fleet/), if any. */
   fleet?: () => { peers: number; builds: number };
+  /** What waits for the ingest (lib/reporting/queue/), with a DSN. */
+  reportQueue?: () => QueueStats;
 }
 
 export interface Metrics {
@@ -162,11 +166,71 @@ export function createMetrics(sources: MetricsSources): Metrics {
     });
   }
 
+  const queueCounters: Record<QueueEvent, Counter<'source' | 'reason'>> = {
+    queued: new Counter({
+      name: 'app_report_queue_queued_total',
+      help: 'Envelopes that waited for the ingest instead of leaving at once, by source (server, browser).',
+      labelNames: ['source'] as const,
+      registers: [registry],
+    }),
+    sent: new Counter({
+      name: 'app_report_queue_sent_total',
+      help: 'Envelopes the ingest took from the queue, by source.',
+      labelNames: ['source'] as const,
+      registers: [registry],
+    }),
+    retried: new Counter({
+      name: 'app_report_queue_retried_total',
+      help: 'Attempts that failed and left the envelope waiting, by reason (status_5xx, timeout, unreachable, rate_limited).',
+      labelNames: ['reason'] as const,
+      registers: [registry],
+    }),
+    dropped: new Counter({
+      name: 'app_report_queue_dropped_total',
+      help: 'Envelopes let go unsent, by source and reason (full, evicted, expired, rejected, too_large, unreadable, disk_error).',
+      labelNames: ['source', 'reason'] as const,
+      registers: [registry],
+    }),
+  };
+  const { reportQueue } = sources;
+  if (reportQueue) {
+    new Gauge({
+      name: 'app_report_queue_envelopes',
+      help: 'Envelopes waiting for the ingest, by source.',
+      labelNames: ['source'] as const,
+      registers: [registry],
+      collect() {
+        for (const [source, value] of Object.entries(reportQueue().envelopes)) this.set({ source }, value);
+      },
+    });
+    new Gauge({
+      name: 'app_report_queue_bytes',
+      help: 'Bytes of envelopes waiting for the ingest, by source.',
+      labelNames: ['source'] as const,
+      registers: [registry],
+      collect() {
+        for (const [source, value] of Object.entries(reportQueue().bytes)) this.set({ source }, value);
+      },
+    });
+    new Gauge({
+      name: 'app_report_queue_oldest_age_seconds',
+      help: 'How long the oldest waiting envelope has waited; 0 when none waits.',
+      registers: [registry],
+      collect() {
+        this.set(reportQueue().oldestAgeSeconds);
+      },
+    });
+  }
+
   // Series that exist from the start, so a rate over them is 0 rather than absent.
   tunnelEnvelopes.inc({ outcome: 'forwarded', reason: '2xx' }, 0);
   errorReports.inc({ outcome: 'sent', reason: '' }, 0);
   inheritedSampled.inc({ outcome: 'over_budget' }, 0);
   transactions.inc({ outcome: 'sent', reason: '2xx' }, 0);
+  for (const source of ['server', 'browser']) {
+    queueCounters.queued.inc({ source }, 0);
+    queueCounters.sent.inc({ source }, 0);
+  }
 
   registrySlot.write(registry);
   // Bundled code (the server reporter) and the tunnel record through the slot.
@@ -177,6 +241,8 @@ export function createMetrics(sources: MetricsSources): Metrics {
     lostFileReload: () => lostFileReloads.inc(),
     inheritedSampled: (outcome: InheritedSampledOutcome) => inheritedSampled.inc({ outcome }),
     transaction: (outcome: TransactionOutcome, reason: string) => transactions.inc({ outcome, reason }),
+    reportQueue: (event: QueueEvent, labels: { source?: string; reason?: string }) =>
+      queueCounters[event].inc(labels),
   });
 
   return {

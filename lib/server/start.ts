@@ -13,7 +13,7 @@ import { installSettings, readSettings, thresholdsOf, type Settings } from '../c
 import { readVariable } from '../config/variables';
 import { installGracefulShutdown } from '../lifecycle/graceful-shutdown';
 import { PROBE_PATHS } from '../health/probes';
-import { currentPhase, enterPhase } from '../lifecycle/state';
+import { beforeExit, currentPhase, enterPhase } from '../lifecycle/state';
 import { captureConsole } from '../log/console';
 import { startManagement, type Management } from '../management/listener';
 import { guardStream } from '../log/destination';
@@ -21,6 +21,7 @@ import { errorFields, log, setLogLevel } from '../log/logger';
 import { reportThroughServerHook } from '../reporting/node/hook';
 import type { Metrics } from '../metrics/registry';
 import type { Tunnel } from '../reporting/tunnel';
+import type { ReportQueue } from '../reporting/queue/queue';
 import type { Fleet } from '../fleet/stage';
 import { readApiRoutes } from './api-routes';
 import { adoptBuildValues } from './build-output';
@@ -112,6 +113,41 @@ async function joinFleet(settings: Settings, distDir: string): Promise<Fleet | n
   return fleet;
 }
 
+/**
+ * The report queue, its envelopes sent from a thread of their own (lib/reporting/node/ingest-thread.ts,
+ * started with the first of them). What is on its way when the process stops is written first.
+ */
+async function openQueue(settings: Settings, dsn: string): Promise<ReportQueue> {
+  const [{ ingestSendersSlot, workerSenders }, { openReportQueue }, { TRANSPORT_LIMITS }] = await Promise.all([
+    import('../reporting/node/ingest-thread'),
+    import('../reporting/queue/open'),
+    import('../reporting/node/transport'),
+  ]);
+  const senders = workerSenders(path.join(__dirname, '../reporting/node/ingest-worker.js'));
+  ingestSendersSlot.write(senders);
+  const queue = await openReportQueue({
+    dsn,
+    folder: settings.reportQueueDir ? path.resolve(ROOT, settings.reportQueueDir) : null,
+    limits: {
+      maxBytes: settings.reportQueueMaxBytes,
+      maxEnvelopes: settings.reportQueueMaxEnvelopes,
+      maxAgeMs: settings.reportQueueMaxAgeSeconds * 1000,
+    },
+    senders,
+    ingest: { connections: TRANSPORT_LIMITS.connections, timeoutMs: TRANSPORT_LIMITS.timeoutMs },
+  });
+  beforeExit('report-queue', () => queue.persist(QUEUE_PERSIST_MS));
+  const { envelopes } = queue.stats();
+  log('info', 'reporting.queue_opened', {
+    folder: settings.reportQueueDir ?? null,
+    waiting: envelopes.server + envelopes.browser,
+  });
+  return queue;
+}
+
+/** How long writing what is on its way may take at exit (within the shutdown's flush time). */
+const QUEUE_PERSIST_MS = 1500;
+
 /** The process's metrics registry, once made: after the server is ready (see main). */
 interface MetricsHolder {
   current: Metrics | null;
@@ -151,16 +187,15 @@ export async function main({ dev }: { dev: boolean }): Promise<void> {
   const management = await manage(settings, metrics);
   // The server's envelopes leave from a thread of their own (lib/reporting/node/ingest-thread.ts),
   // started with the first of them.
-  if (settings.sentryDsn) {
-    const { ingestSendersSlot, workerSenders } = await import('../reporting/node/ingest-thread');
-    ingestSendersSlot.write(workerSenders(path.join(__dirname, '../reporting/node/ingest-worker.js')));
-  }
+  // Every envelope, the server's own and the tunnel's, goes through one queue that waits out an
+  // ingest outage (lib/reporting/queue/).
+  const queue = settings.sentryDsn ? await openQueue(settings, settings.sentryDsn) : null;
   const tunnelAt = tunnelPath();
   // Loaded only with a DSN: the tunnel needs @sentry/core (docs/own-server.md, "Start time").
   let tunnel: Tunnel | null = null;
   if (settings.sentryDsn && tunnelAt) {
     const { createTunnel } = await import('../reporting/tunnel');
-    tunnel = createTunnel({ dsn: settings.sentryDsn, path: tunnelAt });
+    tunnel = createTunnel({ dsn: settings.sentryDsn, path: tunnelAt, ...(queue ? { queue } : {}) });
   }
 
   const publicFiles = readPublicFiles(ROOT);
@@ -233,6 +268,7 @@ export async function main({ dev }: { dev: boolean }): Promise<void> {
       version: appVersion(),
       release: release(),
       fleet: fleet ? () => fleet.directory.summary() : undefined,
+      reportQueue: queue ? () => queue.stats() : undefined,
     });
     // Readiness decided now, so the health gauges hold it from the first scrape.
     management.refresh();

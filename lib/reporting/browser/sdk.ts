@@ -10,12 +10,10 @@ import {
   dedupeIntegration,
   defaultStackParser,
   eventFiltersIntegration,
-  httpContextIntegration,
   linkedErrorsIntegration,
-  makeFetchTransport,
   Scope,
   setCurrentClient,
-  withStaticSpan,
+  type BrowserOptions,
 } from '@sentry/react';
 import type { Integration } from '@sentry/core';
 import { buildDsn, release, sentryEnvironment, tunnelPath } from '../../config/build-values';
@@ -24,7 +22,8 @@ import { shortReference } from '../reference';
 import { isDynamicRoute } from 'next/dist/shared/lib/router/utils/is-dynamic';
 import { getRouteMatcher } from 'next/dist/shared/lib/router/utils/route-matcher';
 import { getRouteRegex } from 'next/dist/shared/lib/router/utils/route-regex';
-import { scrubBreadcrumbOrDrop, scrubEvent, scrubSpan, scrubTransaction } from '../scrub';
+import { scrubBreadcrumbOrDrop, scrubEvent } from '../scrub';
+import { tunnelTransport } from './transport';
 import type { LoadedSdk, Mechanism } from './types';
 
 /** What Next puts on window: its router, and the build's routes, most specific first. */
@@ -73,22 +72,32 @@ export function routeName(): string {
   return routeOf(window.location.pathname) ?? nextGlobals().next?.router?.pathname ?? '/404';
 }
 
-/** What the tracing file adds to the client (./tracing-entry.ts); nothing for errors and sessions alone. */
+/** How reports are scrubbed in this page: routes matched as Next's router matches them. */
+export const scrubOptions = () => ({ routeOf, origin: window.location.origin });
+
+/**
+ * What the tracing file adds to the client (./tracing-entry.ts); nothing for errors and sessions
+ * alone. Its scrub hooks too: a client that does not trace sends no transaction and no span, so
+ * the file every visitor loads does not carry their code.
+ */
 export interface SdkExtras {
   integrations?: Integration[];
   /** Set by the tracing file only: the visitor was sampled before it loaded (./reporter.ts). */
   tracesSampleRate?: number;
+  beforeSendTransaction?: BrowserOptions['beforeSendTransaction'];
+  beforeSendSpan?: BrowserOptions['beforeSendSpan'];
 }
 
-export function startSdk({ integrations = [], tracesSampleRate }: SdkExtras = {}): LoadedSdk {
-  const scrubOptions = { routeOf, origin: window.location.origin };
+export function startSdk({ integrations = [], tracesSampleRate, ...hooks }: SdkExtras = {}): LoadedSdk {
+  const scrubbing = scrubOptions();
   const client = new BrowserClient({
     dsn: buildDsn() ?? undefined,
     release: release(),
     environment: sentryEnvironment(),
     // Same origin, chosen at build time: ad-blockers do not drop it and CSP keeps connect-src 'self'.
     tunnel: tunnelPath() ?? undefined,
-    transport: makeFetchTransport,
+    // What the tunnel could not take waits in the browser (./transport.ts).
+    transport: tunnelTransport,
     stackParser: defaultStackParser,
     integrations: [
       eventFiltersIntegration(),
@@ -96,7 +105,6 @@ export function startSdk({ integrations = [], tracesSampleRate }: SdkExtras = {}
       breadcrumbsIntegration({ dom: true, fetch: true, history: true, xhr: true, sentry: false }),
       linkedErrorsIntegration(),
       dedupeIntegration(),
-      httpContextIntegration(),
       // Release health: a session per page view and per client-side navigation, sent when the page
       // is idle; an error marks it (handled: errored; unhandled: crashed).
       browserSessionIntegration({ lifecycle: 'route' }),
@@ -111,16 +119,21 @@ export function startSdk({ integrations = [], tracesSampleRate }: SdkExtras = {}
     ignoreErrors: [/ResizeObserver loop (limit exceeded|completed with undelivered notifications)/],
     denyUrls: [/^(chrome|moz|safari|safari-web|ms-browser)-extension:\/\//, /^webkit-masked-url:/],
     sendClientReports: false,
-    beforeSend: (event) => scrubEvent(event, scrubOptions),
-    beforeSendTransaction: (event) => scrubTransaction(event, scrubOptions),
-    // Every span, and the only hook a span sent on its own (INP) passes; the tunnel scrubs those again.
-    beforeSendSpan: withStaticSpan((span) => scrubSpan(span, scrubOptions)),
-    beforeBreadcrumb: (crumb) => scrubBreadcrumbOrDrop(crumb, scrubOptions),
+    beforeSend: (event) => scrubEvent(event, scrubbing),
+    beforeBreadcrumb: (crumb) => scrubBreadcrumbOrDrop(crumb, scrubbing),
+    ...hooks,
   });
   setCurrentClient(client);
   client.init();
+  // The page and the browser, as httpContextIntegration would add them but for its Referer, which
+  // the scrubber drops (a few hundred bytes of the file every visitor loads: bench/page-weight-budget.json).
   client.addEventProcessor((event) => ({
     ...event,
+    request: {
+      url: window.location.href,
+      ...event.request,
+      headers: { 'User-Agent': navigator.userAgent, ...event.request?.headers },
+    },
     tags: { route: currentRoute(), ...event.tags },
   }));
 

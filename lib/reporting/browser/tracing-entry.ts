@@ -4,14 +4,18 @@
 // continues the server's trace named by the document's sentry-trace and baggage meta tags, and
 // each navigation, with Web Vitals (LCP, FCP, CLS, TTFB on the page load; INP after an
 // interaction). Same-origin requests carry the trace on to the server's API routes.
-import { browserTracingIntegration } from '@sentry/react';
-import { routeName, startSdk } from './sdk';
+import { browserTracingIntegration, withStaticSpan } from '@sentry/react';
+import { scrubSpan, scrubTransaction } from '../scrub';
+import { routeName, scrubOptions, startSdk } from './sdk';
 import type { SdkLoadedEvent } from './types';
 
 const loadedEvent: SdkLoadedEvent = 'app-shell:sdk-loaded';
 const start = () =>
   startSdk({
     tracesSampleRate: 1,
+    beforeSendTransaction: (event) => scrubTransaction(event, scrubOptions()),
+    // Every span, and the only hook a span sent on its own (INP) passes; the tunnel scrubs those again.
+    beforeSendSpan: withStaticSpan((span) => scrubSpan(span, scrubOptions())),
     integrations: [
       browserTracingIntegration({
         // Named by route pattern, never by the concrete URL (which may hold ids and secrets).

@@ -10,11 +10,13 @@ export interface IngestAnswer {
   status: number;
   rateLimits: string | null;
   retryAfter: string | null;
+  /** Its first bytes, for the tunnel to pass back. */
+  body: string;
 }
 
 export interface IngestSender {
   /** The ingest's answer; rejects when it could not be asked (timeout, unreachable, thread gone). */
-  send: (body: string | Uint8Array) => Promise<IngestAnswer>;
+  send: (body: string | Uint8Array, headers?: Record<string, string>) => Promise<IngestAnswer>;
 }
 
 export interface IngestLimits {
@@ -26,6 +28,13 @@ export interface IngestLimits {
 export type IngestSenders = (url: string, limits: IngestLimits) => IngestSender | null;
 
 export const ingestSendersSlot = processSlot<IngestSenders>('ingestSenders');
+
+/** The error a failed send rejects with: a timeout keeps its name, as the forwarder names it. */
+function failure(reason: 'timeout' | 'unreachable'): Error {
+  const error = new Error(`ingest ${reason}`);
+  if (reason === 'timeout') error.name = 'TimeoutError';
+  return error;
+}
 
 /** A sender over `end`, which an ingest worker answers; `gone` rejects what waits when it ends. */
 export function senderOver(end: MessageEnd) {
@@ -39,9 +48,11 @@ export function senderOver(end: MessageEnd) {
       const waiter = waiting.get(reply.id);
       if (!waiter) continue;
       waiting.delete(reply.id);
-      if ('failed' in reply) waiter.reject(new Error(`ingest ${reply.failed}`));
-      else
-        waiter.resolve({ status: reply.status, rateLimits: reply.rateLimits, retryAfter: reply.retryAfter });
+      if ('failed' in reply) waiter.reject(failure(reply.failed));
+      else {
+        const { status, rateLimits, retryAfter, body } = reply;
+        waiter.resolve({ status, rateLimits, retryAfter, body });
+      }
     }
   });
   // What is sent in one turn of the event loop goes as one message: a message costs the request's
@@ -53,12 +64,12 @@ export function senderOver(end: MessageEnd) {
     end.postMessage(requests);
   };
   const sender: IngestSender = {
-    send: (body) =>
+    send: (body, headers) =>
       new Promise((resolve, reject) => {
         nextId += 1;
         waiting.set(nextId, { resolve, reject });
         if (batch.length === 0) setImmediate(post);
-        batch.push({ id: nextId, body });
+        batch.push(headers ? { id: nextId, body, headers } : { id: nextId, body });
       }),
   };
   const gone = (why: string) => {

@@ -5,6 +5,7 @@
 // which starts it (./ingest-thread.ts).
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { createIngestForwarder, failureReason, type UpstreamAnswer } from '../tunnel/forward';
+import { MAX_PASSED_BACK_BODY } from '../tunnel/policy';
 
 export interface IngestWorkerData {
   kind: 'ingest';
@@ -17,10 +18,12 @@ export interface IngestWorkerData {
 export interface IngestRequest {
   id: number;
   body: string | Uint8Array;
+  /** Sent besides the content type (a browser's user agent, for the tunnel's envelopes). */
+  headers?: Record<string, string>;
 }
 
 export type IngestReply =
-  | { id: number; status: number; rateLimits: string | null; retryAfter: string | null }
+  | { id: number; status: number; rateLimits: string | null; retryAfter: string | null; body: string }
   | { id: number; failed: 'timeout' | 'unreachable' };
 
 /** Something messages go to and come from: a worker, its parent port, or one end of a channel in tests. */
@@ -31,12 +34,13 @@ export interface MessageEnd {
 
 export const ENVELOPE_HEADERS = { 'Content-Type': 'application/x-sentry-envelope' };
 
-/** What of the ingest's answer the SDK reads: its status and rate limits. */
+/** What of the ingest's answer is read: its status and rate limits (the SDK), a short body (the tunnel). */
 export function answerOf(upstream: UpstreamAnswer) {
   return {
     status: upstream.status,
     rateLimits: upstream.headers['x-sentry-rate-limits'] ?? null,
     retryAfter: upstream.headers['retry-after'] ?? null,
+    body: upstream.body.slice(0, MAX_PASSED_BACK_BODY),
   };
 }
 
@@ -58,8 +62,8 @@ export function answerIngestRequests(port: MessageEnd, data: IngestWorkerData): 
     answers.push(message);
   };
   port.onMessage((message) => {
-    for (const { id, body } of message as IngestRequest[]) {
-      forwarder.send(body, ENVELOPE_HEADERS, { timeoutMs: data.timeoutMs }).then(
+    for (const { id, body, headers } of message as IngestRequest[]) {
+      forwarder.send(body, { ...headers, ...ENVELOPE_HEADERS }, { timeoutMs: data.timeoutMs }).then(
         (answer) => reply({ id, ...answerOf(answer) }),
         (error: unknown) => reply({ id, failed: failureReason(error) }),
       );

@@ -16,7 +16,7 @@ import { DATA_COLLECTION } from '../data-collection';
 import { shortReference } from '../reference';
 import { scrubEvent, scrubTransaction } from '../scrub';
 import type { ServerErrorContext } from './hook';
-import { makeServerTransport } from './transport';
+import { makeServerTransport, QUEUED_STATUS } from './transport';
 
 const FLUSH_TIMEOUT_MS = 2000;
 
@@ -69,13 +69,15 @@ export function createSentrySender(config: SentryConfig): SentrySender {
     traceLifecycle: 'static',
     beforeSendTransaction: (event) => scrubTransaction(event),
   });
-  // Sent once the ingest took it; an answer it refused counts as dropped, by its status. (No answer
-  // at all is a drop the transport already told recordDroppedEvent about.)
+  // Sent once the ingest took it; queued when it waits for the ingest (the queue's own counters say
+  // when it leaves); an answer it refused counts as dropped, by its status. (No answer at all is a
+  // drop the transport already told recordDroppedEvent about.)
   client.on('afterSendEvent', (event, response) => {
     const status = response.statusCode;
     if (status === undefined) return;
     const record = event.type === 'transaction' ? recordTransaction : recordReport;
-    if (status >= 200 && status < 300) record('sent', event.type === 'transaction' ? '2xx' : '');
+    if (status === QUEUED_STATUS) record('queued', '');
+    else if (status >= 200 && status < 300) record('sent', event.type === 'transaction' ? '2xx' : '');
     else record('dropped', `ingest_${statusClass(status)}`);
   });
   setCurrentClient(client);

@@ -11,8 +11,10 @@ import {
   createTransport,
   envelopeItemTypeToDataCategory,
   forEachEnvelopeItem,
+  parseEnvelope,
   type Transport,
 } from '@sentry/core';
+import { reportQueueSlot } from '../queue/queue';
 import { createIngestForwarder } from '../tunnel/forward';
 import { ingestSendersSlot, type IngestAnswer } from './ingest-thread';
 import { answerOf, ENVELOPE_HEADERS } from './ingest-worker';
@@ -36,7 +38,19 @@ export const TRANSPORT_LIMITS = {
   bytes: 8 * 1024 * 1024,
 };
 
-/** A transport for the server's client; `limits` for tests. */
+/** What the transport answers the SDK for an envelope that waits in the report queue. */
+export const QUEUED_STATUS = 202;
+
+const responseOf = (answer: IngestAnswer) => ({
+  statusCode: answer.status,
+  headers: { 'x-sentry-rate-limits': answer.rateLimits, 'retry-after': answer.retryAfter },
+});
+
+/**
+ * A transport for the server's client; `limits` for tests. With the server's report queue
+ * (../queue/), every envelope goes through it; without (unit tests, a bundle alone), straight to
+ * the ingest.
+ */
 export function makeServerTransport(limits = TRANSPORT_LIMITS) {
   return (options: BaseTransportOptions): Transport => {
     let inThread: ReturnType<typeof createIngestForwarder> | null = null;
@@ -49,12 +63,19 @@ export function makeServerTransport(limits = TRANSPORT_LIMITS) {
       const size = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
       heldBytes += size;
       try {
+        const queue = reportQueueSlot.read();
+        if (queue) {
+          const submitted = await queue.submit('server', body);
+          if (submitted.kind === 'answered') return responseOf(submitted.reply);
+          // 202: it waits in the queue, which counts what becomes of it (./sentry-client.ts).
+          if (submitted.kind === 'queued') return { statusCode: QUEUED_STATUS };
+          forEachEnvelopeItem(parseEnvelope(body), (_item, type) =>
+            options.recordDroppedEvent('queue_overflow', envelopeItemTypeToDataCategory(type)),
+          );
+          return {};
+        }
         const thread = ingestSendersSlot.read()?.(options.url, limits);
-        const answer = await (thread ? thread.send(body) : sendInThread(body));
-        return {
-          statusCode: answer.status,
-          headers: { 'x-sentry-rate-limits': answer.rateLimits, 'retry-after': answer.retryAfter },
-        };
+        return responseOf(await (thread ? thread.send(body) : sendInThread(body)));
       } finally {
         heldBytes -= size;
       }

@@ -10,12 +10,14 @@ import { sendPlain } from '../../http/plain-response';
 import { createUploadBudget, readUpload, type UploadLimits } from '../../http/upload';
 import { errorFields, log } from '../../log/logger';
 import { recordTunnel, statusClass } from '../../metrics/record';
+import type { ReportQueue } from '../queue/queue';
 import { createForwarder, failureReason } from './forward';
 import {
   admit,
   forwardFailed,
   judge,
   MAX_PASSED_BACK_BODY,
+  queueFull,
   type Answer,
   type Forward,
   type HangUp,
@@ -52,6 +54,11 @@ export interface TunnelOptions {
   /** Uploads that would hold more than this get 503 with Retry-After. */
   maxBufferedBytes?: number;
   upstreamConnections?: number;
+  /**
+   * The server's report queue (../queue/): envelopes go through it, and wait there while the ingest
+   * is away. Without one (tests of the tunnel alone) each is forwarded once, here.
+   */
+  queue?: ReportQueue;
 }
 
 export interface Tunnel {
@@ -97,7 +104,26 @@ export function createTunnel(options: TunnelOptions): Tunnel {
   const matches = (url: string | undefined) =>
     url === path || (url !== undefined && url.startsWith(`${path}?`));
 
+  /** Through the queue: the ingest's answer, or "accepted" while it waits, or "try later" when full. */
+  async function enqueue(res: ServerResponse, verdict: Forward, queue: ReportQueue): Promise<Answer | null> {
+    const submitted = await queue.submit('browser', verdict.envelope, verdict.headers);
+    if (submitted.kind === 'full') return queueFull();
+    if (submitted.kind === 'queued') {
+      recordTunnel('queued', 'ingest_unavailable');
+      sendPlain(res, 202, 'Accepted; it will reach the reporting service when that is back.');
+      return null;
+    }
+    const { reply } = submitted;
+    recordTunnel('forwarded', statusClass(reply.status));
+    const headers: Record<string, string> = {};
+    if (reply.retryAfter) headers['retry-after'] = reply.retryAfter;
+    if (reply.rateLimits) headers['x-sentry-rate-limits'] = reply.rateLimits;
+    sendPlain(res, reply.status, reply.body.slice(0, MAX_PASSED_BACK_BODY), headers);
+    return null;
+  }
+
   async function forward(res: ServerResponse, verdict: Forward): Promise<Answer | null> {
+    if (options.queue) return enqueue(res, verdict, options.queue);
     // The upstream request ends with the browser's: a visitor who leaves costs nothing more.
     const browserGone = new AbortController();
     const onClose = () => {

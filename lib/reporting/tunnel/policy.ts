@@ -32,6 +32,8 @@ export type Verdict = Answer | Forward | HangUp;
 export const PASSED_BACK_HEADERS = ['content-type', 'retry-after', 'x-sentry-rate-limits'];
 /** What we tell the ingest about the browser: its user agent, nothing else. */
 const FORWARDED_HEADERS = ['user-agent'];
+/** A user agent is a few hundred characters; one longer is cut (it waits beside its envelope). */
+const MAX_FORWARDED_HEADER = 512;
 /** What an answer of the ingest may say to the browser: a short body, never a long one passed on. */
 export const MAX_PASSED_BACK_BODY = 512;
 
@@ -107,7 +109,7 @@ export function judge(request: TunnelRequest, upload: UploadResult, dsn: string)
   const headers: Record<string, string> = { 'Content-Type': 'application/x-sentry-envelope' };
   for (const name of FORWARDED_HEADERS) {
     const value = request.headers[name];
-    if (typeof value === 'string') headers[name] = value;
+    if (typeof value === 'string') headers[name] = value.slice(0, MAX_FORWARDED_HEADER);
   }
   return { kind: 'forward', envelope: checked.envelope, headers };
 }
@@ -119,4 +121,14 @@ export function forwardFailed(reason: 'timeout' | 'unreachable'): Answer {
       ? answer(reason, 504, 'Error reporting service timed out.')
       : answer(reason, 502, 'Error reporting service unreachable.');
   return { ...said, outcome: 'upstream_failed' };
+}
+
+/**
+ * What the browser is told when the queue's share for browsers is full (an outage long enough, or
+ * a flood): try later. The browser's SDK keeps the report meanwhile (lib/reporting/browser/transport.ts).
+ */
+export function queueFull(): Answer {
+  return answer('queue_full', 503, 'Too many reports are waiting for the reporting service; try again later.', 'keep', {
+    'Retry-After': '60',
+  });
 }

@@ -25,6 +25,7 @@ beforeEach(() => {
     },
     inheritedSampled: () => {},
     transaction: () => {},
+    reportQueue: () => {},
   });
 });
 afterEach(() => recorderSlot.clear());

@@ -96,6 +96,7 @@ beforeEach(() => {
     lostFileReload: () => {},
     inheritedSampled: () => {},
     transaction: () => {},
+    reportQueue: () => {},
   });
 });
 afterEach(async () => {

@@ -3,6 +3,7 @@ import {
   productMetric,
   recordInheritedSampled,
   recordLostFileReload,
+  recordQueue,
   recordTransaction,
   recordFleet,
   recordReport,
@@ -143,11 +144,15 @@ describe('recording without a registry', () => {
       transaction: () => {
         throw new Error('broken');
       },
+      reportQueue: () => {
+        throw new Error('broken');
+      },
     });
     expect(() => recordTunnel('refused', 'method')).not.toThrow();
     expect(() => recordReport('sent')).not.toThrow();
     expect(() => recordFleet('static', 'found')).not.toThrow();
     expect(() => recordLostFileReload()).not.toThrow();
+    expect(() => recordQueue('dropped', { source: 'server', reason: 'full' })).not.toThrow();
     expect(() => recordInheritedSampled('honoured')).not.toThrow();
     expect(() => recordTransaction('sent', '2xx')).not.toThrow();
   });

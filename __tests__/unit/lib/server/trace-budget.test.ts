@@ -61,6 +61,7 @@ describe('a forged "sampled" header on every request', () => {
       lostFileReload: () => {},
       inheritedSampled: (outcome) => counted.push(outcome),
       transaction: () => {},
+      reportQueue: () => {},
     });
     ingest = await startIngest(await freePort());
     createSentrySender({

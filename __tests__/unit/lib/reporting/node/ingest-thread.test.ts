@@ -58,6 +58,7 @@ describe('the ingest thread', () => {
       res.writeHead(429, { 'Retry-After': '7', 'X-Sentry-Rate-Limits': '7:transaction' }).end();
     const { sender } = channel();
     await expect(sender.send('{"event_id":"x"}\n{"type":"event"}\n{}')).resolves.toEqual({
+      body: '',
       status: 429,
       retryAfter: '7',
       rateLimits: '7:transaction',

@@ -33,6 +33,7 @@ beforeAll(async () => {
     lostFileReload: () => {},
     inheritedSampled: () => {},
     transaction: () => {},
+    reportQueue: () => {},
   });
   send = createSentrySender({
     dsn: `http://publickey@127.0.0.1:${(ingest.address() as AddressInfo).port}/1`,

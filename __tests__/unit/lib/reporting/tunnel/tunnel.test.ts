@@ -535,6 +535,7 @@ describe('what the tunnel counts', () => {
       lostFileReload: () => {},
       inheritedSampled: () => {},
       transaction: () => {},
+      reportQueue: () => {},
     });
   });
   afterEach(() => recorderSlot.clear());

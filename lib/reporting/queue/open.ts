@@ -1,0 +1,55 @@
+// The server's one report queue, made at start with a DSN (lib/server/start.ts): its store (the
+// folder, or memory), how it reaches the ingest (the ingest thread, else this thread), and its
+// counts in /metrics. Put in a process slot for the server's own transport, which Next bundles.
+import { dsnFromString, getEnvelopeEndpointWithUrlEncodedAuth } from '@sentry/core';
+import { recordQueue } from '../../metrics/record';
+import { type IngestLimits, type IngestSenders } from '../node/ingest-thread';
+import { answerOf, ENVELOPE_HEADERS } from '../node/ingest-worker';
+import { createIngestForwarder } from '../tunnel/forward';
+import { createReportQueue, type IngestSend, type QueueLimits, type ReportQueue, reportQueueSlot } from './queue';
+import { folderStore, memoryStore } from './store';
+
+export interface QueueSettings {
+  dsn: string;
+  /** Null: envelopes wait in memory and do not outlive the process. */
+  folder: string | null;
+  limits: Partial<QueueLimits>;
+  /** The ingest thread's senders, when the server runs one. */
+  senders: IngestSenders | null;
+  ingest: IngestLimits;
+}
+
+/** The envelope endpoint of a DSN, as the tunnel forwards to it. */
+export function ingestUrlOf(dsn: string): string {
+  const components = dsnFromString(dsn);
+  if (!components) throw new Error('The report queue needs a valid DSN');
+  return getEnvelopeEndpointWithUrlEncodedAuth(components);
+}
+
+/** How the queue reaches the ingest: its thread, or this one when there is none. */
+function sendVia(url: string, senders: IngestSenders | null, ingest: IngestLimits): IngestSend {
+  let inThread: ReturnType<typeof createIngestForwarder> | null = null;
+  return async (body, headers) => {
+    const thread = senders?.(url, ingest);
+    if (thread) return thread.send(body, headers);
+    inThread ??= createIngestForwarder(new URL(url), ingest.connections);
+    return answerOf(await inThread.send(body, { ...headers, ...ENVELOPE_HEADERS }, ingest));
+  };
+}
+
+export async function openReportQueue(settings: QueueSettings): Promise<ReportQueue> {
+  const queue = createReportQueue({
+    store: settings.folder ? folderStore(settings.folder) : memoryStore(),
+    send: sendVia(ingestUrlOf(settings.dsn), settings.senders, settings.ingest),
+    limits: settings.limits,
+    events: {
+      queued: (source) => recordQueue('queued', { source }),
+      sent: (source) => recordQueue('sent', { source }),
+      retried: (reason) => recordQueue('retried', { reason }),
+      dropped: (source, reason) => recordQueue('dropped', { source, reason }),
+    },
+  });
+  await queue.start();
+  reportQueueSlot.write(queue);
+  return queue;
+}

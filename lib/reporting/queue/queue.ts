@@ -1,0 +1,456 @@
+// One queue for every envelope the server sends to the ingest: its own reports, sessions and
+// transactions (../node/transport.ts) and what the tunnel forwards for browsers (../tunnel/).
+// While the ingest takes them, each is sent at once and nothing is written; when it fails (5xx, a
+// timeout, a refused connection) or rate-limits, the envelope waits in ./store.ts, and so does
+// every later one until the ingest is back, so they leave in the order they came. docs/report-queue.md
+// says why it is not the SDK's makeOfflineTransport, and every bound.
+//
+// Bounded by bytes, count and age. Each source has half of the bytes and of the count, so a flood
+// through the tunnel cannot push the server's own reports out: a full browser share refuses (the
+// tunnel answers 503 and the browser keeps the report), a full server share makes room for an
+// error by dropping its oldest waiting non-error envelope (transactions, sessions), and drops what
+// it cannot fit.
+import {
+  type DataCategory,
+  envelopeItemTypeToDataCategory,
+  isRateLimited,
+  parseEnvelope,
+  parseRetryAfterHeader,
+  type RateLimits,
+  updateRateLimits,
+} from '@sentry/core';
+import { log } from '../../log/logger';
+import { processSlot } from '../../process/slots';
+import type { IngestAnswer } from '../node/ingest-thread';
+import type { EntryFacts, EnvelopeStore, Source, StoredEntry } from './store';
+
+export interface QueueLimits {
+  /** Bytes of envelopes waiting, both sources together; each may hold half. */
+  maxBytes: number;
+  /** Envelopes waiting, both sources together; each may hold half. */
+  maxEnvelopes: number;
+  /** Older than this, an envelope is dropped unsent (`expired`). */
+  maxAgeMs: number;
+  /** Envelopes sent at once from the queue once the ingest answers again. */
+  concurrency: number;
+  /** The first wait after a failure; it doubles with each failure in a row… */
+  minBackoffMs: number;
+  /** …up to this, unless the ingest's Retry-After asks for longer. */
+  maxBackoffMs: number;
+}
+
+export const QUEUE_DEFAULTS: QueueLimits = {
+  maxBytes: 64 * 1024 * 1024,
+  maxEnvelopes: 10_000,
+  // Sentry keeps sessions up to five days old and events longer; a day bounds the disk a long
+  // outage takes while covering any outage someone is awake for.
+  maxAgeMs: 24 * 60 * 60 * 1000,
+  concurrency: 4,
+  minBackoffMs: 1000,
+  maxBackoffMs: 30_000,
+};
+
+/** The ingest's answer, as ../node/ingest-thread.ts reads it. */
+export type IngestReply = IngestAnswer;
+
+/** Sends one envelope; rejects when the ingest could not be asked (`name` TimeoutError for a timeout). */
+export type IngestSend = (body: Uint8Array, headers: Record<string, string>) => Promise<IngestReply>;
+
+/**
+ * What became of a submitted envelope: the ingest answered it (passed back as it is: 2xx, 4xx,
+ * and 429, which is also kept to be sent after the limit); it waits in the queue; or it could not
+ * wait, the source's share being full.
+ */
+export type Submitted =
+  | { kind: 'answered'; reply: IngestReply }
+  | { kind: 'queued' }
+  | { kind: 'full' };
+
+/** Why an attempt failed and the envelope stays: the labels of app_report_queue_retried_total. */
+export type RetryReason = 'status_5xx' | 'timeout' | 'unreachable' | 'rate_limited';
+/** Why an envelope left the queue unsent: the labels of app_report_queue_dropped_total. */
+export type DropReason = 'full' | 'evicted' | 'expired' | 'rejected' | 'too_large' | 'unreadable' | 'disk_error';
+
+export interface QueueEvents {
+  queued: (source: Source) => void;
+  sent: (source: Source) => void;
+  retried: (reason: RetryReason) => void;
+  dropped: (source: Source, reason: DropReason) => void;
+}
+
+export interface QueueStats {
+  envelopes: Record<Source, number>;
+  bytes: Record<Source, number>;
+  /** The oldest waiting envelope's age, 0 when none waits. */
+  oldestAgeSeconds: number;
+  /** Bytes of envelopes held in memory (none with a folder, but those being written). */
+  memoryBytes: number;
+}
+
+export interface ReportQueue {
+  submit: (source: Source, body: Uint8Array | string, headers?: Record<string, string>) => Promise<Submitted>;
+  stats: () => QueueStats;
+  /** Loads what an earlier process left and starts sending it. */
+  start: () => Promise<void>;
+  /**
+   * Makes what is on its way durable before the process exits: writes each envelope being sent
+   * straight to the ingest (it is removed again if the ingest takes it), then waits (up to
+   * `timeoutMs`) for every write.
+   */
+  persist: (timeoutMs: number) => Promise<void>;
+  /** Stops sending; what waits stays in the store. */
+  stop: () => void;
+}
+
+export interface QueueOptions {
+  store: EnvelopeStore;
+  send: IngestSend;
+  limits?: Partial<QueueLimits>;
+  events?: Partial<QueueEvents>;
+  now?: () => number;
+  /** Jitter of the backoff, 0 to 1 (tests pass a constant). */
+  random?: () => number;
+}
+
+interface Waiting extends StoredEntry {
+  sending: boolean;
+}
+
+/** An envelope on its way straight to the ingest, and its entry once written. */
+interface Direct {
+  keep: () => Promise<Waiting | 'full'>;
+  kept: Promise<Waiting | 'full'> | null;
+}
+
+const toBytes = (body: Uint8Array | string) => (typeof body === 'string' ? Buffer.from(body) : body);
+
+/** An envelope's data categories and whether it holds an error, from its item headers. */
+export function factsOf(body: Uint8Array): Pick<EntryFacts, 'categories' | 'error'> {
+  try {
+    const [, items] = parseEnvelope(body);
+    const types = items.map(([header]) => header.type);
+    return {
+      categories: [...new Set(types.map((type) => envelopeItemTypeToDataCategory(type)))],
+      error: types.includes('event'),
+    };
+  } catch {
+    return { categories: ['default'], error: false };
+  }
+}
+
+function retryReasonOf(error: unknown): RetryReason {
+  const name = typeof error === 'object' && error !== null && 'name' in error ? String(error.name) : '';
+  return name === 'TimeoutError' || name === 'AbortError' ? 'timeout' : 'unreachable';
+}
+
+export function createReportQueue(options: QueueOptions): ReportQueue {
+  const limits = { ...QUEUE_DEFAULTS, ...options.limits };
+  const { store, send } = options;
+  const now = options.now ?? Date.now;
+  const random = options.random ?? Math.random;
+  const events: QueueEvents = {
+    queued: () => {},
+    sent: () => {},
+    retried: () => {},
+    dropped: () => {},
+    ...options.events,
+  };
+  const share = { bytes: limits.maxBytes / 2, envelopes: Math.floor(limits.maxEnvelopes / 2) };
+
+  /** Oldest first. */
+  const waiting: Waiting[] = [];
+  const held = {
+    envelopes: { server: 0, browser: 0 } as Record<Source, number>,
+    bytes: { server: 0, browser: 0 } as Record<Source, number>,
+  };
+  /** Envelopes being written (counted against their share from the start). */
+  let writes = 0;
+  let sending = 0;
+  let failuresInARow = 0;
+  /** No attempt before this (a backoff, or the ingest's Retry-After). */
+  let resumeAt = 0;
+  let rateLimits: RateLimits = {};
+  let timer: NodeJS.Timeout | null = null;
+  let timerAt = 0;
+  let stopped = false;
+  let settledWaiters: (() => void)[] = [];
+  const directs = new Set<Direct>();
+
+  const count = (entry: StoredEntry, sign: 1 | -1) => {
+    held.envelopes[entry.source] += sign;
+    held.bytes[entry.source] += sign * entry.bytes;
+  };
+  const forget = (entry: Waiting) => {
+    const at = waiting.indexOf(entry);
+    if (at >= 0) waiting.splice(at, 1);
+    count(entry, -1);
+    void store.remove(entry);
+  };
+  const settledNow = () => {
+    if (writes > 0) return;
+    const waiters = settledWaiters;
+    settledWaiters = [];
+    for (const resolve of waiters) resolve();
+  };
+
+  const limited = (entry: StoredEntry, at: number) =>
+    entry.categories.length > 0 &&
+    entry.categories.every((category) => isRateLimited(rateLimits, category as DataCategory, at));
+
+  function failed(reason: RetryReason, retryAfter: string | null) {
+    events.retried(reason);
+    failuresInARow += 1;
+    const backoff = Math.min(limits.maxBackoffMs, limits.minBackoffMs * 2 ** (failuresInARow - 1));
+    const jittered = backoff * (0.8 + 0.4 * random());
+    const asked = retryAfter ? parseRetryAfterHeader(retryAfter, now()) : 0;
+    resumeAt = now() + Math.min(Math.max(jittered, asked), limits.maxAgeMs);
+    schedule(resumeAt);
+  }
+
+  function schedule(at: number) {
+    if (stopped) return;
+    if (timer && timerAt <= at) return;
+    if (timer) clearTimeout(timer);
+    timerAt = at;
+    timer = setTimeout(
+      () => {
+        timer = null;
+        drain();
+      },
+      Math.max(0, at - now()),
+    );
+    timer.unref();
+  }
+
+  function expire(at: number) {
+    for (const entry of [...waiting]) {
+      if (entry.sending || at - entry.queuedAt <= limits.maxAgeMs) continue;
+      forget(entry);
+      events.dropped(entry.source, 'expired');
+    }
+  }
+
+  /** Sends what waits, oldest first; one at a time until the ingest has answered once. */
+  function drain() {
+    if (stopped) return;
+    const at = now();
+    expire(at);
+    if (at < resumeAt) return schedule(resumeAt);
+    const allowed = failuresInARow > 0 ? 1 : limits.concurrency;
+    for (const entry of waiting) {
+      if (sending >= allowed) return;
+      if (entry.sending) continue;
+      if (limited(entry, at)) continue;
+      void attempt(entry);
+    }
+    // Entries held only by a rate limit: looked at again when the first limit could have ended.
+    const held = waiting.filter((entry) => !entry.sending && limited(entry, at));
+    if (held.length > 0) {
+      const ends = Object.values(rateLimits).filter((end) => end > at);
+      if (ends.length > 0) schedule(Math.min(...ends));
+    }
+  }
+
+  async function attempt(entry: Waiting) {
+    entry.sending = true;
+    sending += 1;
+    try {
+      let body: Uint8Array;
+      try {
+        body = await store.read(entry);
+      } catch {
+        forget(entry);
+        events.dropped(entry.source, 'unreadable');
+        return;
+      }
+      let reply: IngestReply;
+      try {
+        reply = await send(body, entry.headers);
+      } catch (error) {
+        failed(retryReasonOf(error), null);
+        return;
+      }
+      if (reply.status >= 500) return failed('status_5xx', reply.retryAfter);
+      if (reply.status === 429) {
+        rateLimits = updateRateLimits(rateLimits, headersOf(reply), now());
+        events.retried('rate_limited');
+        return;
+      }
+      failuresInARow = 0;
+      forget(entry);
+      if (reply.status >= 200 && reply.status < 300) events.sent(entry.source);
+      else events.dropped(entry.source, 'rejected');
+    } finally {
+      entry.sending = false;
+      sending -= 1;
+      settledNow();
+      drain();
+    }
+  }
+
+  const headersOf = (reply: IngestReply) => ({
+    statusCode: reply.status,
+    headers: { 'x-sentry-rate-limits': reply.rateLimits, 'retry-after': reply.retryAfter },
+  });
+
+  /** Makes room for `bytes` of `source`, or says it cannot. */
+  function makeRoom(source: Source, bytes: number, error: boolean): boolean {
+    const fits = () =>
+      held.envelopes[source] + 1 <= share.envelopes &&
+      held.bytes[source] + bytes <= share.bytes;
+    while (!fits()) {
+      // The server's own error reports outrank its transactions and sessions; a browser's share
+      // refuses instead, and the browser keeps what it could not hand over.
+      if (source !== 'server' || !error) return false;
+      const victim = waiting.find((entry) => entry.source === 'server' && !entry.error && !entry.sending);
+      if (!victim) return false;
+      forget(victim);
+      events.dropped('server', 'evicted');
+    }
+    return true;
+  }
+
+  /** Writes the envelope to the store and puts it in line: the entry, or why it could not wait. */
+  async function hold(
+    source: Source,
+    body: Uint8Array,
+    headers: Record<string, string>,
+    queuedAt: number,
+  ): Promise<Waiting | 'full'> {
+    const facts: EntryFacts = { source, queuedAt, headers, ...factsOf(body) };
+    if (body.length > share.bytes) {
+      events.dropped(source, 'too_large');
+      return 'full';
+    }
+    if (!makeRoom(source, body.length, facts.error)) {
+      events.dropped(source, 'full');
+      return 'full';
+    }
+    writes += 1;
+    // Counted now, so that envelopes arriving while this one is written see its bytes.
+    held.envelopes[source] += 1;
+    held.bytes[source] += body.length;
+    try {
+      const entry: Waiting = { ...(await store.put(facts, body)), sending: false };
+      waiting.push(entry);
+      // Ids sort by when they were made; an entry written late still goes in its place.
+      waiting.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      events.queued(source);
+      schedule(resumeAt);
+      return entry;
+    } catch (error) {
+      held.envelopes[source] -= 1;
+      held.bytes[source] -= body.length;
+      log('warn', 'reporting.queue_write_failed', {
+        reason: (error as NodeJS.ErrnoException).code ?? 'unknown',
+      });
+      events.dropped(source, 'disk_error');
+      return 'full';
+    } finally {
+      writes -= 1;
+      settledNow();
+    }
+  }
+
+  const outcomeOf = async (pending: Promise<Waiting | 'full'>): Promise<Submitted> =>
+    (await pending) === 'full' ? { kind: 'full' } : { kind: 'queued' };
+
+  async function submit(
+    source: Source,
+    raw: Uint8Array | string,
+    headers: Record<string, string> = {},
+  ): Promise<Submitted> {
+    const body = toBytes(raw);
+    const queuedAt = now();
+    // Later envelopes wait behind earlier ones, and nothing is tried while the ingest is down.
+    if (stopped || waiting.length > 0 || writes > 0 || queuedAt < resumeAt) {
+      return outcomeOf(hold(source, body, headers, queuedAt));
+    }
+    // Sent at once; written only if it fails, or if the process is told to stop meanwhile.
+    const direct: Direct = { keep: () => hold(source, body, headers, queuedAt), kept: null };
+    directs.add(direct);
+    sending += 1;
+    let reply: IngestReply;
+    try {
+      reply = await send(body, headers);
+    } catch (error) {
+      failed(retryReasonOf(error), null);
+      return outcomeOf((direct.kept ??= direct.keep()));
+    } finally {
+      directs.delete(direct);
+      sending -= 1;
+      settledNow();
+    }
+    if (reply.status >= 500) {
+      failed('status_5xx', reply.retryAfter);
+      return outcomeOf((direct.kept ??= direct.keep()));
+    }
+    if (reply.status === 429) {
+      // Sent again once its categories' limit ends; the sender hears the limit and honours it too.
+      rateLimits = updateRateLimits(rateLimits, headersOf(reply), now());
+      events.retried('rate_limited');
+      await (direct.kept ??= direct.keep());
+      return { kind: 'answered', reply };
+    }
+    failuresInARow = 0;
+    // Written at shutdown while it was on its way: it arrived, so it no longer waits.
+    if (direct.kept) {
+      const entry = await direct.kept;
+      if (entry !== 'full' && !entry.sending) forget(entry);
+    }
+    return { kind: 'answered', reply };
+  }
+
+  return {
+    submit,
+    stats: () => {
+      const oldest = waiting[0];
+      return {
+        envelopes: { ...held.envelopes },
+        bytes: { ...held.bytes },
+        oldestAgeSeconds: oldest ? Math.max(0, (now() - oldest.queuedAt) / 1000) : 0,
+        memoryBytes: store.memoryBytes(),
+      };
+    },
+    start: async () => {
+      const left = await store.load();
+      for (const entry of left) {
+        // An earlier process's entries count against the bounds like any other; past them, the
+        // newest are let go (the oldest are nearest their turn).
+        if (
+          held.envelopes[entry.source] + 1 > share.envelopes ||
+          held.bytes[entry.source] + entry.bytes > share.bytes
+        ) {
+          void store.remove(entry);
+          events.dropped(entry.source, 'full');
+          continue;
+        }
+        count(entry, 1);
+        waiting.push({ ...entry, sending: false });
+      }
+      if (waiting.length > 0) {
+        log('info', 'reporting.queue_resumed', { envelopes: waiting.length });
+        schedule(now());
+      }
+    },
+    persist: (timeoutMs) =>
+      new Promise<void>((resolve) => {
+        for (const direct of directs) direct.kept ??= direct.keep();
+        if (writes === 0) return resolve();
+        const timeout = setTimeout(resolve, timeoutMs);
+        timeout.unref();
+        settledWaiters.push(() => {
+          clearTimeout(timeout);
+          resolve();
+        });
+      }),
+    stop: () => {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      timer = null;
+    },
+  };
+}
+
+/** The server's queue, made at start (lib/server/start.ts) and used by code Next bundles. */
+export const reportQueueSlot = processSlot<ReportQueue>('reportQueue');
