@@ -1,7 +1,7 @@
 // Error reports, end to end: real Chromium against a production build whose DSN points at a local
 // ingest. Browser events must come through the same-origin tunnel, each error exactly once, with
 // release and environment, and with the id the screen shows.
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Page, Route } from 'playwright-core';
 import { launchBrowser, openWatchedPage, type WatchedPage } from '../support/browser';
 import { rawRequest } from '../support/http';
 import { type Ingest, type SentryEventPayload, startIngest } from '../support/ingest';
@@ -372,6 +372,48 @@ describe('server errors', () => {
   });
 });
 
+describe('when the tunnel cannot take a report', () => {
+  // The SDK's offline transport (lib/reporting/browser/transport.ts) keeps it in IndexedDB.
+  const keptThenSent = async (cannotReach: (watched: WatchedPage) => Promise<() => Promise<void>>) => {
+    const watched = await openAndWaitForSdk('/__fixtures__/render-error');
+    const reachAgain = await cannotReach(watched);
+    await watched.page.getByRole('button', { name: 'Break the page' }).click();
+    const reference = await shownReference(watched.page);
+    const arrived = () => ingest.events().filter((event) => event.event_id === reference);
+    // Time for the send to fail and the report to be kept.
+    await watched.page.waitForTimeout(1500);
+    expect(arrived()).toEqual([]);
+    // The visitor leaves, the tunnel is reachable again, and the next page sends what was kept.
+    await watched.page.close();
+    await reachAgain();
+    const next = await watched.page.context().newPage();
+    await next.goto(`${server.url}/__fixtures__/render-error`);
+    await waitForSdkStarted(next);
+    await ingest.waitFor(() => (arrived().length > 0 ? true : undefined), 20_000);
+    await next.waitForTimeout(1000);
+    expect(arrived()).toHaveLength(1);
+    await watched.close();
+  };
+
+  it('keeps a report made offline and sends it from the next page', async () => {
+    await keptThenSent(async (watched) => {
+      await watched.page.context().setOffline(true);
+      return () => watched.page.context().setOffline(false);
+    });
+  });
+
+  it('keeps a report the tunnel answered "try later" (503) and sends it from the next page', async () => {
+    await keptThenSent(async (watched) => {
+      const context = watched.page.context();
+      const tunnel = `${server.url}${build.tunnelPath}`;
+      const tryLater = (route: Route) =>
+        route.fulfill({ status: 503, headers: { 'Retry-After': '60' }, body: 'Try again later.' });
+      await context.route(tunnel, tryLater);
+      return () => context.unroute(tunnel, tryLater);
+    });
+  });
+});
+
 describe('the tunnel', () => {
   const envelopeFor = (dsn: string) =>
     `${JSON.stringify({ event_id: 'a'.repeat(32), dsn })}\n${JSON.stringify({ type: 'event' })}\n${JSON.stringify({ message: 'tunnel test' })}\n`;
@@ -429,15 +471,15 @@ describe('the tunnel', () => {
     expect(res.headers['x-sentry-rate-limits']).toBe('60:error:organization');
   });
 
-  it('answers 5xx within its timeout when the ingest hangs', async () => {
+  it('takes the envelope for later (202) within its timeout when the ingest hangs', async () => {
     ingest.setMode('hanging');
-    // 504 is the tunnel's own answer when its 5 s upstream timeout fires (a hang would leave the
-    // request to rawRequest's 10 s timeout, which rejects).
+    // After the 5 s upstream timeout it waits in the report queue (a hang would leave the request
+    // to rawRequest's 10 s timeout, which rejects).
     const res = await rawRequest(server.url, build.tunnelPath, {
       method: 'POST',
       body: envelopeFor(build.dsn),
     });
-    expect(res.status).toBe(504);
+    expect(res.status).toBe(202);
   });
 });
 
@@ -461,15 +503,15 @@ describe('on SIGTERM', () => {
 });
 
 describe('with the ingest stopped', () => {
-  it('pages still work and the tunnel answers 502 at once', async () => {
+  it('pages still work and the tunnel takes envelopes for later at once', async () => {
     await ingest.stop();
     try {
       const res = await rawRequest(server.url, build.tunnelPath, {
         method: 'POST',
         body: `{"dsn":"${build.dsn}"}\n{"type":"event"}\n{}\n`,
       });
-      // 502 (refused), not the 504 a wait for the ingest's 5 s timeout would give.
-      expect(res.status).toBe(502);
+      // 202: it waits in the report queue, which is holding everything while the ingest is away.
+      expect(res.status).toBe(202);
 
       const watched = await openAndWaitForSdk('/__fixtures__/render-error');
       await watched.page.getByRole('button', { name: 'Break the page' }).click();

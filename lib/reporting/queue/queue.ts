@@ -352,7 +352,7 @@ export function createReportQueue(options: QueueOptions): ReportQueue {
     }
   }
 
-  const outcomeOf = async (pending: Promise<Waiting | 'full'>): Promise<Submitted> =>
+  const outcomeOf = async (pending: Waiting | 'full' | Promise<Waiting | 'full'>): Promise<Submitted> =>
     (await pending) === 'full' ? { kind: 'full' } : { kind: 'queued' };
 
   async function submit(
@@ -366,38 +366,45 @@ export function createReportQueue(options: QueueOptions): ReportQueue {
     if (stopped || waiting.length > 0 || writes > 0 || queuedAt < resumeAt) {
       return outcomeOf(hold(source, body, headers, queuedAt));
     }
-    // Sent at once; written only if it fails, or if the process is told to stop meanwhile.
-    const direct: Direct = { keep: () => hold(source, body, headers, queuedAt), kept: null };
+    // Sent at once; written only if it fails, or if the process is told to stop meanwhile. Written
+    // while still on its way, its entry is marked as being sent, so that no drain sends it twice.
+    const direct: Direct = {
+      keep: () =>
+        hold(source, body, headers, queuedAt).then((entry) => {
+          if (entry !== 'full' && directs.has(direct)) entry.sending = true;
+          return entry;
+        }),
+      kept: null,
+    };
     directs.add(direct);
     sending += 1;
-    let reply: IngestReply;
+    let reply: IngestReply | null = null;
     try {
       reply = await send(body, headers);
     } catch (error) {
       failed(retryReasonOf(error), null);
-      return outcomeOf((direct.kept ??= direct.keep()));
     } finally {
       directs.delete(direct);
       sending -= 1;
       settledNow();
     }
+    const persisted = direct.kept ? await direct.kept : null;
+    if (persisted && persisted !== 'full') persisted.sending = false;
+    if (!reply) return outcomeOf(persisted ?? (direct.kept = direct.keep()));
     if (reply.status >= 500) {
       failed('status_5xx', reply.retryAfter);
-      return outcomeOf((direct.kept ??= direct.keep()));
+      return outcomeOf(persisted ?? (direct.kept = direct.keep()));
     }
     if (reply.status === 429) {
       // Sent again once its categories' limit ends; the sender hears the limit and honours it too.
       rateLimits = updateRateLimits(rateLimits, headersOf(reply), now());
       events.retried('rate_limited');
-      await (direct.kept ??= direct.keep());
+      if (!persisted) await (direct.kept = direct.keep());
       return { kind: 'answered', reply };
     }
     failuresInARow = 0;
     // Written at shutdown while it was on its way: it arrived, so it no longer waits.
-    if (direct.kept) {
-      const entry = await direct.kept;
-      if (entry !== 'full' && !entry.sending) forget(entry);
-    }
+    if (persisted && persisted !== 'full') forget(persisted);
     return { kind: 'answered', reply };
   }
 

@@ -114,15 +114,18 @@ describe('the report queue', () => {
     await until(() => readdirSync(folder).length === 0);
   });
 
-  it('writes an envelope on its way at persist, and removes it once the ingest took it', async () => {
+  it('writes an envelope on its way at persist, never sends it twice, and removes it once the ingest took it', async () => {
     let release: () => void = () => {};
+    let calls = 0;
     const ingest = fakeIngest();
     const folder = tempFolder();
     const { queue } = open(
       {
         ...ingest,
+        // The first exchange waits until released; any other is answered at once.
         send: async (body) => {
-          await new Promise<void>((resolve) => (release = resolve));
+          calls += 1;
+          if (calls === 1) await new Promise<void>((resolve) => (release = resolve));
           return ingest.send(body);
         },
       },
@@ -132,6 +135,9 @@ describe('the report queue', () => {
     const answer = queue.submit('server', envelope(7));
     await queue.persist(1000);
     expect(readdirSync(folder)).toHaveLength(1);
+    // Written, but still on its way: the queue does not send it again meanwhile.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(calls).toBe(1);
     release();
     expect(await answer).toMatchObject({ kind: 'answered' });
     await until(() => readdirSync(folder).length === 0);
