@@ -63,8 +63,7 @@ const metric = async (server: RunningServer, name: string, labels = ''): Promise
 };
 
 /** How many times each wanted message arrived. */
-const arrivals = (messages: string[]) =>
-  messages.map((message) => ingest!.eventsWithMessage(message).length);
+const arrivals = (messages: string[]) => messages.map((message) => ingest!.eventsWithMessage(message).length);
 
 const serverMessage = (id: string) => `Fixture server render error ${id}`;
 const browserMessage = (id: string) => `Browser error ${id}`;
@@ -105,7 +104,10 @@ describe('while the ingest is away', () => {
     expect(serverIds).toHaveLength(20);
 
     // All of them wait, on disk; the ingest's outage is not the app's failure.
-    await until(async () => (await metric(server, 'app_report_queue_envelopes', 'source="server"')) === 20, 15_000);
+    await until(
+      async () => (await metric(server, 'app_report_queue_envelopes', 'source="server"')) === 20,
+      15_000,
+    );
     expect(await metric(server, 'app_report_queue_envelopes', 'source="browser"')).toBe(6);
     expect(await metric(server, 'app_report_queue_oldest_age_seconds')).toBeGreaterThan(0);
     expect(readdirSync(folder).filter((name) => name.endsWith('.envelope'))).toHaveLength(26);
@@ -145,7 +147,11 @@ describe('while the ingest is away', () => {
     for (const id of ids) await serverError(first, id);
     const browser = await browserError(first, 'restart-b');
     expect(browser.status).toBe(202);
-    await until(() => readdirSync(folder).filter((name) => name.endsWith('.envelope')).length === 6, 15_000, 20);
+    await until(
+      () => readdirSync(folder).filter((name) => name.endsWith('.envelope')).length === 6,
+      15_000,
+      20,
+    );
     // Not a graceful stop: what waits must already be on disk.
     first.child.kill('SIGKILL');
     await first.exited;
@@ -172,7 +178,11 @@ describe('while the ingest is away', () => {
     expect(browserAnswers[7]!.retryAfter).toBe('60');
     const ids = Array.from({ length: 7 }, (_, i) => `full-${i}`);
     for (const id of ids) await serverError(server, id);
-    await until(async () => (await metric(server, 'app_report_queue_dropped_total', 'source="server",reason="full"')) === 2, 15_000);
+    await until(
+      async () =>
+        (await metric(server, 'app_report_queue_dropped_total', 'source="server",reason="full"')) === 2,
+      15_000,
+    );
     expect(await metric(server, 'app_report_queue_envelopes', 'source="server"')).toBe(5);
     expect(await metric(server, 'app_report_queue_dropped_total', 'source="browser",reason="full"')).toBe(3);
 
@@ -218,7 +228,10 @@ describe('while the ingest is away', () => {
 
     const ids = ['flood-0', 'flood-1', 'flood-2'];
     for (const id of ids) await serverError(server, id);
-    await until(async () => (await metric(server, 'app_report_queue_envelopes', 'source="server"')) === 3, 15_000);
+    await until(
+      async () => (await metric(server, 'app_report_queue_envelopes', 'source="server"')) === 3,
+      15_000,
+    );
     recordResult({
       scenario: 'report queue: flood of 400 × 60 KiB envelopes during an outage',
       requests: 400,

@@ -6,7 +6,13 @@ import { recordQueue } from '../../metrics/record';
 import { type IngestLimits, type IngestSenders } from '../node/ingest-thread';
 import { answerOf, ENVELOPE_HEADERS } from '../node/ingest-worker';
 import { createIngestForwarder } from '../tunnel/forward';
-import { createReportQueue, type IngestSend, type QueueLimits, type ReportQueue, reportQueueSlot } from './queue';
+import {
+  createReportQueue,
+  type IngestSend,
+  type QueueLimits,
+  type ReportQueue,
+  reportQueueSlot,
+} from './queue';
 import { folderStore, memoryStore } from './store';
 
 export interface QueueSettings {

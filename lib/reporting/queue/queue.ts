@@ -54,22 +54,20 @@ export const QUEUE_DEFAULTS: QueueLimits = {
 export type IngestReply = IngestAnswer;
 
 /** Sends one envelope; rejects when the ingest could not be asked (`name` TimeoutError for a timeout). */
-export type IngestSend = (body: Uint8Array, headers: Record<string, string>) => Promise<IngestReply>;
+export type IngestSend = (body: Uint8Array | string, headers: Record<string, string>) => Promise<IngestReply>;
 
 /**
  * What became of a submitted envelope: the ingest answered it (passed back as it is: 2xx, 4xx,
  * and 429, which is also kept to be sent after the limit); it waits in the queue; or it could not
  * wait, the source's share being full.
  */
-export type Submitted =
-  | { kind: 'answered'; reply: IngestReply }
-  | { kind: 'queued' }
-  | { kind: 'full' };
+export type Submitted = { kind: 'answered'; reply: IngestReply } | { kind: 'queued' } | { kind: 'full' };
 
 /** Why an attempt failed and the envelope stays: the labels of app_report_queue_retried_total. */
 export type RetryReason = 'status_5xx' | 'timeout' | 'unreachable' | 'rate_limited';
 /** Why an envelope left the queue unsent: the labels of app_report_queue_dropped_total. */
-export type DropReason = 'full' | 'evicted' | 'expired' | 'rejected' | 'too_large' | 'unreadable' | 'disk_error';
+export type DropReason =
+  'full' | 'evicted' | 'expired' | 'rejected' | 'too_large' | 'unreadable' | 'disk_error';
 
 export interface QueueEvents {
   queued: (source: Source) => void;
@@ -296,8 +294,7 @@ export function createReportQueue(options: QueueOptions): ReportQueue {
   /** Makes room for `bytes` of `source`, or says it cannot. */
   function makeRoom(source: Source, bytes: number, error: boolean): boolean {
     const fits = () =>
-      held.envelopes[source] + 1 <= share.envelopes &&
-      held.bytes[source] + bytes <= share.bytes;
+      held.envelopes[source] + 1 <= share.envelopes && held.bytes[source] + bytes <= share.bytes;
     while (!fits()) {
       // The server's own error reports outrank its transactions and sessions; a browser's share
       // refuses instead, and the browser keeps what it could not hand over.
@@ -360,17 +357,19 @@ export function createReportQueue(options: QueueOptions): ReportQueue {
     raw: Uint8Array | string,
     headers: Record<string, string> = {},
   ): Promise<Submitted> {
-    const body = toBytes(raw);
     const queuedAt = now();
     // Later envelopes wait behind earlier ones, and nothing is tried while the ingest is down.
     if (stopped || waiting.length > 0 || writes > 0 || queuedAt < resumeAt) {
-      return outcomeOf(hold(source, body, headers, queuedAt));
+      return outcomeOf(hold(source, toBytes(raw), headers, queuedAt));
     }
+    // As it came (a string from the SDK): copied to bytes only if it has to wait.
+    let bytes: Uint8Array | null = null;
+    const body = () => (bytes ??= toBytes(raw));
     // Sent at once; written only if it fails, or if the process is told to stop meanwhile. Written
     // while still on its way, its entry is marked as being sent, so that no drain sends it twice.
     const direct: Direct = {
       keep: () =>
-        hold(source, body, headers, queuedAt).then((entry) => {
+        hold(source, body(), headers, queuedAt).then((entry) => {
           if (entry !== 'full' && directs.has(direct)) entry.sending = true;
           return entry;
         }),
@@ -380,7 +379,7 @@ export function createReportQueue(options: QueueOptions): ReportQueue {
     sending += 1;
     let reply: IngestReply | null = null;
     try {
-      reply = await send(body, headers);
+      reply = await send(raw, headers);
     } catch (error) {
       failed(retryReasonOf(error), null);
     } finally {

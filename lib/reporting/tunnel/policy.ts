@@ -128,7 +128,13 @@ export function forwardFailed(reason: 'timeout' | 'unreachable'): Answer {
  * a flood): try later. The browser's SDK keeps the report meanwhile (lib/reporting/browser/transport.ts).
  */
 export function queueFull(): Answer {
-  return answer('queue_full', 503, 'Too many reports are waiting for the reporting service; try again later.', 'keep', {
-    'Retry-After': '60',
-  });
+  return answer(
+    'queue_full',
+    503,
+    'Too many reports are waiting for the reporting service; try again later.',
+    'keep',
+    {
+      'Retry-After': '60',
+    },
+  );
 }

@@ -12,7 +12,8 @@ import { folderStore, memoryStore, type EnvelopeStore } from '../../../../../lib
 const DSN = 'http://key@127.0.0.1:9/1';
 const envelope = (id: number, type = 'event') =>
   `{"event_id":"${String(id).padStart(32, '0')}","dsn":"${DSN}"}\n{"type":"${type}"}\n{"message":"report ${id}"}\n`;
-const idOf = (body: Uint8Array) => Number(/"report (\d+)"/.exec(Buffer.from(body).toString())![1]);
+const idOf = (body: Uint8Array | string) =>
+  Number(/"report (\d+)"/.exec(typeof body === 'string' ? body : Buffer.from(body).toString())![1]);
 
 type Mode = 'ok' | 'failing' | 'refusing' | 'rate-limited';
 
@@ -20,7 +21,7 @@ type Mode = 'ok' | 'failing' | 'refusing' | 'rate-limited';
 function fakeIngest() {
   const taken: number[] = [];
   let mode: Mode = 'ok';
-  const send = async (body: Uint8Array): Promise<IngestReply> => {
+  const send = async (body: Uint8Array | string): Promise<IngestReply> => {
     await new Promise((resolve) => setImmediate(resolve));
     if (mode === 'refusing') throw Object.assign(new Error('connect ECONNREFUSED'), { name: 'Error' });
     if (mode === 'failing') return { status: 500, rateLimits: null, retryAfter: null, body: '' };
@@ -40,7 +41,11 @@ afterEach(() => {
   for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
 });
 
-function open(ingest: ReturnType<typeof fakeIngest>, store: EnvelopeStore, limits: Partial<QueueLimits> = {}) {
+function open(
+  ingest: ReturnType<typeof fakeIngest>,
+  store: EnvelopeStore,
+  limits: Partial<QueueLimits> = {},
+) {
   const dropped: string[] = [];
   const queue = createReportQueue({
     store,
@@ -73,7 +78,10 @@ describe('the report queue', () => {
     const folder = tempFolder();
     const { queue } = open(ingest, folderStore(folder));
     await queue.start();
-    expect(await queue.submit('server', envelope(1))).toMatchObject({ kind: 'answered', reply: { status: 200 } });
+    expect(await queue.submit('server', envelope(1))).toMatchObject({
+      kind: 'answered',
+      reply: { status: 200 },
+    });
     expect(ingest.taken).toEqual([1]);
     expect(readdirSync(folder)).toEqual([]);
   });
@@ -154,7 +162,8 @@ describe('the report queue', () => {
     expect(flood.filter((kind) => kind === 'queued')).toHaveLength(10);
     expect(flood.filter((kind) => kind === 'full')).toHaveLength(20);
     expect(dropped.filter((drop) => drop === 'browser:full')).toHaveLength(20);
-    for (let id = 100; id < 110; id += 1) expect((await queue.submit('server', envelope(id))).kind).toBe('queued');
+    for (let id = 100; id < 110; id += 1)
+      expect((await queue.submit('server', envelope(id))).kind).toBe('queued');
     expect(queue.stats().envelopes).toEqual({ server: 10, browser: 10 });
   });
 
