@@ -374,7 +374,7 @@ describe('server errors', () => {
 
 describe('when the tunnel cannot take a report', () => {
   // The SDK's offline transport (lib/reporting/browser/transport.ts) keeps it in IndexedDB.
-  const keptThenSent = async (cannotReach: (watched: WatchedPage) => Promise<() => Promise<void>>) => {
+  const expectKeptThenSent = async (cannotReach: (watched: WatchedPage) => Promise<() => Promise<void>>) => {
     const watched = await openAndWaitForSdk('/__fixtures__/render-error');
     const reachAgain = await cannotReach(watched);
     await watched.page.getByRole('button', { name: 'Break the page' }).click();
@@ -396,14 +396,14 @@ describe('when the tunnel cannot take a report', () => {
   };
 
   it('keeps a report made offline and sends it from the next page', async () => {
-    await keptThenSent(async (watched) => {
+    await expectKeptThenSent(async (watched) => {
       await watched.page.context().setOffline(true);
       return () => watched.page.context().setOffline(false);
     });
   });
 
   it('keeps a report the tunnel answered "try later" (503) and sends it from the next page', async () => {
-    await keptThenSent(async (watched) => {
+    await expectKeptThenSent(async (watched) => {
       const context = watched.page.context();
       const tunnel = `${server.url}${build.tunnelPath}`;
       const tryLater = (route: Route) =>

@@ -77,6 +77,13 @@ async function servedNames(): Promise<Set<string>> {
     release: 'r',
     // As every replica with FLEET_PEERS serves them.
     fleet: () => ({ peers: 0, builds: 0 }),
+    // As every replica with a DSN serves them.
+    reportQueue: () => ({
+      envelopes: { server: 0, browser: 0 },
+      bytes: { server: 0, browser: 0 },
+      oldestAgeSeconds: 0,
+      memoryBytes: 0,
+    }),
   });
   try {
     const names = new Set<string>(PRODUCT_METRICS);
@@ -137,6 +144,7 @@ describe('the alerting rules', () => {
         'AppShellReadinessFlapping',
         'AppShellEventLoopLag',
         'AppShellRestarting',
+        'AppShellReportsWaiting',
       ]),
     );
     const byName = new Map(rules.map((rule) => [rule.alert, rule.expr]));
@@ -145,6 +153,7 @@ describe('the alerting rules', () => {
     expect(byName.get('AppShellReadinessFlapping')).toContain('changes(app_health_status');
     expect(byName.get('AppShellEventLoopLag')).toContain('nodejs_eventloop_lag_p99_seconds');
     expect(byName.get('AppShellRestarting')).toContain('changes(process_start_time_seconds');
+    expect(byName.get('AppShellReportsWaiting')).toContain('app_report_queue_oldest_age_seconds');
   });
 
   it('name only metrics the app serves', async () => {

@@ -1,7 +1,10 @@
 // The server's one report queue, made at start with a DSN (lib/server/start.ts): its store (the
 // folder, or memory), how it reaches the ingest (the ingest thread, else this thread), and its
 // counts in /metrics. Put in a process slot for the server's own transport, which Next bundles.
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { dsnFromString, getEnvelopeEndpointWithUrlEncodedAuth } from '@sentry/core';
+import { log } from '../../log/logger';
 import { recordQueue } from '../../metrics/record';
 import { type IngestLimits, type IngestSenders } from '../node/ingest-thread';
 import { answerOf, ENVELOPE_HEADERS } from '../node/ingest-worker';
@@ -13,7 +16,7 @@ import {
   type ReportQueue,
   reportQueueSlot,
 } from './queue';
-import { folderStore, memoryStore } from './store';
+import { type EnvelopeStore, folderStore, memoryStore } from './store';
 
 export interface QueueSettings {
   dsn: string;
@@ -43,9 +46,31 @@ function sendVia(url: string, senders: IngestSenders | null, ingest: IngestLimit
   };
 }
 
+/**
+ * The folder's store, once it is known to take a file; else memory, said loudly: a folder that
+ * cannot be written (a read-only mount, a full disk) must not keep the app from serving.
+ */
+async function storeFor(folder: string | null): Promise<EnvelopeStore> {
+  if (!folder) return memoryStore();
+  try {
+    await mkdir(folder, { recursive: true });
+    const probe = path.join(folder, `.probe-${process.pid}`);
+    await writeFile(probe, '');
+    await rm(probe);
+    return folderStore(folder);
+  } catch (error) {
+    log('error', 'reporting.queue_folder_unusable', {
+      folder,
+      reason: (error as NodeJS.ErrnoException).code ?? 'unknown',
+      fallback: 'memory',
+    });
+    return memoryStore();
+  }
+}
+
 export async function openReportQueue(settings: QueueSettings): Promise<ReportQueue> {
   const queue = createReportQueue({
-    store: settings.folder ? folderStore(settings.folder) : memoryStore(),
+    store: await storeFor(settings.folder),
     send: sendVia(ingestUrlOf(settings.dsn), settings.senders, settings.ingest),
     limits: settings.limits,
     events: {

@@ -1,0 +1,57 @@
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { openReportQueue } from '../../../../../lib/reporting/queue/open';
+import { reportQueueSlot, type ReportQueue } from '../../../../../lib/reporting/queue/queue';
+
+// Port 9 (discard): nothing listens, so every send is refused and the envelope waits.
+const DSN = 'http://key@127.0.0.1:9/1';
+const envelope = `{"event_id":"${'a'.repeat(32)}","dsn":"${DSN}"}\n{"type":"event"}\n{"message":"kept"}\n`;
+const INGEST = { connections: 2, timeoutMs: 1000 };
+
+let folder: string;
+let queue: ReportQueue | null = null;
+beforeEach(() => {
+  folder = mkdtempSync(path.join(tmpdir(), 'report-queue-open-'));
+});
+afterEach(() => {
+  queue?.stop();
+  reportQueueSlot.clear();
+  rmSync(folder, { recursive: true, force: true });
+});
+
+describe('opening the report queue', () => {
+  it('keeps what waits in the folder it is given, and puts the queue in its slot', async () => {
+    const where = path.join(folder, 'queue');
+    queue = await openReportQueue({ dsn: DSN, folder: where, limits: {}, senders: null, ingest: INGEST });
+    expect(reportQueueSlot.read()).toBe(queue);
+    expect(await queue.submit('server', envelope)).toEqual({ kind: 'queued' });
+    expect(readdirSync(where).filter((name) => name.endsWith('.envelope'))).toHaveLength(1);
+    expect(queue.stats().memoryBytes).toBe(0);
+  });
+
+  it('waits in memory, and says so, when the folder cannot be written', async () => {
+    // A file where the folder should be: mkdir fails, as on a read-only mount.
+    const notAFolder = path.join(folder, 'file');
+    writeFileSync(notAFolder, '');
+    const lines: string[] = [];
+    const spy = jest.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    try {
+      queue = await openReportQueue({
+        dsn: DSN,
+        folder: notAFolder,
+        limits: {},
+        senders: null,
+        ingest: INGEST,
+      });
+    } finally {
+      spy.mockRestore();
+    }
+    expect(lines.join('')).toContain('"event":"reporting.queue_folder_unusable"');
+    expect(await queue.submit('server', envelope)).toEqual({ kind: 'queued' });
+    expect(queue.stats().memoryBytes).toBeGreaterThan(0);
+  });
+});
