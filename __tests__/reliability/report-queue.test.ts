@@ -110,6 +110,8 @@ describe('while the ingest is away', () => {
     );
     expect(await metric(server, 'app_report_queue_envelopes', 'source="browser"')).toBe(6);
     expect(await metric(server, 'app_report_queue_oldest_age_seconds')).toBeGreaterThan(0);
+    // The SDK heard "waiting" (202) for each, not "sent" nor "dropped".
+    expect(await metric(server, 'app_error_reports_total', 'outcome="queued",reason=""')).toBe(20);
     expect(readdirSync(folder).filter((name) => name.endsWith('.envelope'))).toHaveLength(26);
     expect(healthAnswers).toEqual([200, 200, 200]);
     expect((await rawRequest(server.url, '/api/health/ready')).status).toBe(200);

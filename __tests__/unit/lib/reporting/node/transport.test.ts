@@ -4,7 +4,18 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { createEnvelope, type Envelope, type Transport } from '@sentry/core';
-import { makeServerTransport, TRANSPORT_LIMITS } from '../../../../../lib/reporting/node/transport';
+import {
+  makeServerTransport,
+  QUEUED_STATUS,
+  TRANSPORT_LIMITS,
+} from '../../../../../lib/reporting/node/transport';
+import {
+  createReportQueue,
+  type QueueLimits,
+  type ReportQueue,
+  reportQueueSlot,
+} from '../../../../../lib/reporting/queue/queue';
+import { memoryStore } from '../../../../../lib/reporting/queue/store';
 
 let ingest: Server;
 let answer: (req: IncomingMessage, res: ServerResponse) => void;
@@ -108,5 +119,45 @@ describe("the server's transport", () => {
     const { transport, dropped } = transportWith({ timeoutMs: 200 });
     await expect(transport.send(transaction())).rejects.toThrow();
     expect(dropped).toContain('network_error transaction');
+  });
+});
+
+describe("the server's transport with the report queue", () => {
+  let queue: ReportQueue;
+  afterEach(() => {
+    queue.stop();
+    reportQueueSlot.clear();
+  });
+
+  const withQueue = (limits: Partial<QueueLimits> = {}) => {
+    const sent: string[] = [];
+    queue = createReportQueue({
+      store: memoryStore(),
+      send: async (body) => {
+        sent.push(Buffer.from(body).toString());
+        requests += 1;
+        return { status: 500, rateLimits: null, retryAfter: null, body: '' };
+      },
+      limits: { minBackoffMs: 60_000, ...limits },
+    });
+    reportQueueSlot.write(queue);
+    return sent;
+  };
+
+  it('sends through the queue, and tells the SDK 202 for an envelope that waits', async () => {
+    const sent = withQueue();
+    const { transport, dropped } = transportWith();
+    expect(await transport.send(transaction())).toMatchObject({ statusCode: QUEUED_STATUS });
+    expect(sent).toHaveLength(1);
+    expect(queue.stats().envelopes.server).toBe(1);
+    expect(dropped).toEqual([]);
+  });
+
+  it('counts an envelope the full queue could not keep as a queue overflow', async () => {
+    withQueue({ maxEnvelopes: 2 });
+    const { transport, dropped } = transportWith();
+    await transport.send(transaction());
+    expect(await transport.send(transaction())).toEqual({});
+    expect(dropped).toEqual(['queue_overflow transaction']);
   });
 });
