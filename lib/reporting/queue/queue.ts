@@ -242,8 +242,7 @@ export function createReportQueue(options: QueueOptions): ReportQueue {
       void attempt(entry);
     }
     // Entries held only by a rate limit: looked at again when the first limit could have ended.
-    const held = waiting.filter((entry) => !entry.sending && limited(entry, at));
-    if (held.length > 0) {
+    if (waiting.some((entry) => !entry.sending && limited(entry, at))) {
       const ends = Object.values(rateLimits).filter((end) => end > at);
       if (ends.length > 0) schedule(Math.min(...ends));
     }
