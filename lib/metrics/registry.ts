@@ -194,24 +194,26 @@ export function createMetrics(sources: MetricsSources): Metrics {
   };
   const { reportQueue } = sources;
   if (reportQueue) {
-    new Gauge({
-      name: 'app_report_queue_envelopes',
-      help: 'Envelopes waiting for the ingest, by source.',
-      labelNames: ['source'] as const,
-      registers: [registry],
-      collect() {
-        for (const [source, value] of Object.entries(reportQueue().envelopes)) this.set({ source }, value);
-      },
-    });
-    new Gauge({
-      name: 'app_report_queue_bytes',
-      help: 'Bytes of envelopes waiting for the ingest, by source.',
-      labelNames: ['source'] as const,
-      registers: [registry],
-      collect() {
-        for (const [source, value] of Object.entries(reportQueue().bytes)) this.set({ source }, value);
-      },
-    });
+    const bySource = (name: string, help: string, read: (stats: QueueStats) => Record<string, number>) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['source'] as const,
+        registers: [registry],
+        collect() {
+          for (const [source, value] of Object.entries(read(reportQueue()))) this.set({ source }, value);
+        },
+      });
+    bySource(
+      'app_report_queue_envelopes',
+      'Envelopes waiting for the ingest, by source.',
+      (stats) => stats.envelopes,
+    );
+    bySource(
+      'app_report_queue_bytes',
+      'Bytes of envelopes waiting for the ingest, by source.',
+      (stats) => stats.bytes,
+    );
     new Gauge({
       name: 'app_report_queue_oldest_age_seconds',
       help: 'How long the oldest waiting envelope has waited; 0 when none waits.',

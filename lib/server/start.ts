@@ -118,15 +118,12 @@ async function joinFleet(settings: Settings, distDir: string): Promise<Fleet | n
  * started with the first of them). What is on its way when the process stops is written first.
  */
 async function openQueue(settings: Settings, dsn: string): Promise<ReportQueue> {
-  const [{ ingestSendersSlot, workerSenders }, { openReportQueue }, { TRANSPORT_LIMITS }] = await Promise.all(
-    [
-      import('../reporting/node/ingest-thread'),
-      import('../reporting/queue/open'),
-      import('../reporting/node/transport'),
-    ],
-  );
+  const [{ workerSenders }, { openReportQueue }, { TRANSPORT_LIMITS }] = await Promise.all([
+    import('../reporting/node/ingest-thread'),
+    import('../reporting/queue/open'),
+    import('../reporting/node/transport'),
+  ]);
   const senders = workerSenders(path.join(__dirname, '../reporting/node/ingest-worker.js'));
-  ingestSendersSlot.write(senders);
   const queue = await openReportQueue({
     dsn,
     folder: settings.reportQueueDir ? path.resolve(ROOT, settings.reportQueueDir) : null,

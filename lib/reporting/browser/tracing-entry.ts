@@ -10,12 +10,13 @@ import { routeName, scrubOptions, startSdk } from './sdk';
 import type { SdkLoadedEvent } from './types';
 
 const loadedEvent: SdkLoadedEvent = 'app-shell:sdk-loaded';
-const start = () =>
-  startSdk({
+const start = () => {
+  const scrubbing = scrubOptions();
+  return startSdk({
     tracesSampleRate: 1,
-    beforeSendTransaction: (event) => scrubTransaction(event, scrubOptions()),
+    beforeSendTransaction: (event) => scrubTransaction(event, scrubbing),
     // Every span, and the only hook a span sent on its own (INP) passes; the tunnel scrubs those again.
-    beforeSendSpan: withStaticSpan((span) => scrubSpan(span, scrubOptions())),
+    beforeSendSpan: withStaticSpan((span) => scrubSpan(span, scrubbing)),
     integrations: [
       browserTracingIntegration({
         // Named by route pattern, never by the concrete URL (which may hold ids and secrets).
@@ -23,4 +24,5 @@ const start = () =>
       }),
     ],
   });
+};
 document.dispatchEvent(new CustomEvent(loadedEvent, { detail: start }));

@@ -1,9 +1,7 @@
 // The main thread's side of ./ingest-worker.ts: one worker per ingest URL, started on the first
 // envelope, each send a promise of the ingest's answer. The compiled server (lib/server/start.ts)
-// puts the starter in a process slot, because the reporter runs inside Next's bundle, which
-// cannot name the worker's file; without it (tests, a bundle alone) ./transport.ts sends in-thread.
+// hands the starter to the report queue (../queue/open.ts), which every envelope goes through.
 import { Worker } from 'node:worker_threads';
-import { processSlot } from '../../process/slots';
 import type { IngestReply, IngestRequest, IngestWorkerData, MessageEnd } from './ingest-worker';
 
 export interface IngestAnswer {
@@ -27,7 +25,13 @@ export interface IngestLimits {
 /** Makes (once per URL) the sender to an ingest's envelope endpoint, or null for none. */
 export type IngestSenders = (url: string, limits: IngestLimits) => IngestSender | null;
 
-export const ingestSendersSlot = processSlot<IngestSenders>('ingestSenders');
+/** An answer as the SDK's transport hands it back to the SDK, which reads its rate limits. */
+export function transportResponseOf(answer: IngestAnswer) {
+  return {
+    statusCode: answer.status,
+    headers: { 'x-sentry-rate-limits': answer.rateLimits, 'retry-after': answer.retryAfter },
+  };
+}
 
 /** The error a failed send rejects with: a timeout keeps its name, as the forwarder names it. */
 function failure(reason: 'timeout' | 'unreachable'): Error {

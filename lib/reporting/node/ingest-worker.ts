@@ -5,6 +5,7 @@
 // which starts it (./ingest-thread.ts).
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { createIngestForwarder, failureReason, type UpstreamAnswer } from '../tunnel/forward';
+import type { IngestAnswer, IngestLimits } from './ingest-thread';
 import { MAX_PASSED_BACK_BODY } from '../tunnel/policy';
 
 export interface IngestWorkerData {
@@ -35,7 +36,7 @@ export interface MessageEnd {
 export const ENVELOPE_HEADERS = { 'Content-Type': 'application/x-sentry-envelope' };
 
 /** What of the ingest's answer is read: its status and rate limits (the SDK), a short body (the tunnel). */
-export function answerOf(upstream: UpstreamAnswer) {
+export function answerOf(upstream: UpstreamAnswer): IngestAnswer {
   return {
     status: upstream.status,
     rateLimits: upstream.headers['x-sentry-rate-limits'] ?? null,
@@ -44,9 +45,19 @@ export function answerOf(upstream: UpstreamAnswer) {
   };
 }
 
+/**
+ * Sends envelopes to one ingest from the calling thread: this worker's own way, and the main
+ * thread's when no worker runs (unit tests). Rejects as the forwarder does.
+ */
+export function sendFromThisThread(url: string, limits: IngestLimits) {
+  const forwarder = createIngestForwarder(new URL(url), limits.connections);
+  return (body: string | Uint8Array, headers: Record<string, string> = {}): Promise<IngestAnswer> =>
+    forwarder.send(body, { ...headers, ...ENVELOPE_HEADERS }, { timeoutMs: limits.timeoutMs }).then(answerOf);
+}
+
 /** Sends each envelope that arrives on `port`, and answers on it, a turn's answers at once. Never throws. */
 export function answerIngestRequests(port: MessageEnd, data: IngestWorkerData): void {
-  const forwarder = createIngestForwarder(new URL(data.url), data.connections);
+  const send = sendFromThisThread(data.url, data);
   let answers: IngestReply[] = [];
   const post = () => {
     const replies = answers;
@@ -63,8 +74,8 @@ export function answerIngestRequests(port: MessageEnd, data: IngestWorkerData): 
   };
   port.onMessage((message) => {
     for (const { id, body, headers } of message as IngestRequest[]) {
-      forwarder.send(body, { ...headers, ...ENVELOPE_HEADERS }, { timeoutMs: data.timeoutMs }).then(
-        (answer) => reply({ id, ...answerOf(answer) }),
+      send(body, headers).then(
+        (answer) => reply({ id, ...answer }),
         (error: unknown) => reply({ id, failed: failureReason(error) }),
       );
     }

@@ -1,8 +1,9 @@
 // How the server's own envelopes (error reports, transactions) reach the ingest: the SDK's
 // createTransport (its rate limits: 429, Retry-After and X-Sentry-Rate-Limits honoured per
 // category; its buffer, which bounds the envelopes in flight by count), bounded by bytes too, over
-// the keep-alive node:http connections the tunnel uses (../tunnel/forward.ts), driven from a
-// worker thread of their own when the server started one (./ingest-thread.ts).
+// the keep-alive node:http connections the tunnel uses (../tunnel/forward.ts). The server's report
+// queue (../queue/) sends them from a worker thread of their own (./ingest-thread.ts) and keeps
+// them while the ingest is away.
 //
 // Not `fetch`: undici's web streams cost a traced request about a tenth of its CPU, and even
 // node:http's client about a sixth on the request's thread (bench/README.md, "Tracing at rate 1").
@@ -15,9 +16,8 @@ import {
   type Transport,
 } from '@sentry/core';
 import { reportQueueSlot } from '../queue/queue';
-import { createIngestForwarder } from '../tunnel/forward';
-import { ingestSendersSlot, type IngestAnswer } from './ingest-thread';
-import { answerOf, ENVELOPE_HEADERS } from './ingest-worker';
+import { transportResponseOf } from './ingest-thread';
+import { sendFromThisThread } from './ingest-worker';
 
 export const TRANSPORT_LIMITS = {
   /** The whole exchange with the ingest, connection to answer. */
@@ -41,11 +41,6 @@ export const TRANSPORT_LIMITS = {
 /** What the transport answers the SDK for an envelope that waits in the report queue. */
 export const QUEUED_STATUS = 202;
 
-const responseOf = (answer: IngestAnswer) => ({
-  statusCode: answer.status,
-  headers: { 'x-sentry-rate-limits': answer.rateLimits, 'retry-after': answer.retryAfter },
-});
-
 /**
  * A transport for the server's client; `limits` for tests. With the server's report queue
  * (../queue/), every envelope goes through it; without (unit tests, a bundle alone), straight to
@@ -53,11 +48,7 @@ const responseOf = (answer: IngestAnswer) => ({
  */
 export function makeServerTransport(limits = TRANSPORT_LIMITS) {
   return (options: BaseTransportOptions): Transport => {
-    let inThread: ReturnType<typeof createIngestForwarder> | null = null;
-    const sendInThread = async (body: string | Uint8Array): Promise<IngestAnswer> => {
-      inThread ??= createIngestForwarder(new URL(options.url), limits.connections);
-      return answerOf(await inThread.send(body, ENVELOPE_HEADERS, { timeoutMs: limits.timeoutMs }));
-    };
+    let inThread: ReturnType<typeof sendFromThisThread> | null = null;
     let heldBytes = 0;
     const transport = createTransport({ ...options, bufferSize: limits.envelopes }, async ({ body }) => {
       const size = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
@@ -66,7 +57,7 @@ export function makeServerTransport(limits = TRANSPORT_LIMITS) {
         const queue = reportQueueSlot.read();
         if (queue) {
           const submitted = await queue.submit('server', body);
-          if (submitted.kind === 'answered') return responseOf(submitted.reply);
+          if (submitted.kind === 'answered') return transportResponseOf(submitted.reply);
           // 202: it waits in the queue, which counts what becomes of it (./sentry-client.ts).
           if (submitted.kind === 'queued') return { statusCode: QUEUED_STATUS };
           forEachEnvelopeItem(parseEnvelope(body), (_item, type) =>
@@ -74,8 +65,8 @@ export function makeServerTransport(limits = TRANSPORT_LIMITS) {
           );
           return {};
         }
-        const thread = ingestSendersSlot.read()?.(options.url, limits);
-        return responseOf(await (thread ? thread.send(body) : sendInThread(body)));
+        inThread ??= sendFromThisThread(options.url, limits);
+        return transportResponseOf(await inThread(body));
       } finally {
         heldBytes -= size;
       }

@@ -7,8 +7,7 @@ import { dsnFromString, getEnvelopeEndpointWithUrlEncodedAuth } from '@sentry/co
 import { log } from '../../log/logger';
 import { recordQueue } from '../../metrics/record';
 import { type IngestLimits, type IngestSenders } from '../node/ingest-thread';
-import { answerOf, ENVELOPE_HEADERS } from '../node/ingest-worker';
-import { createIngestForwarder } from '../tunnel/forward';
+import { sendFromThisThread } from '../node/ingest-worker';
 import {
   createReportQueue,
   type IngestSend,
@@ -37,12 +36,12 @@ export function ingestUrlOf(dsn: string): string {
 
 /** How the queue reaches the ingest: its thread, or this one when there is none. */
 function sendVia(url: string, senders: IngestSenders | null, ingest: IngestLimits): IngestSend {
-  let inThread: ReturnType<typeof createIngestForwarder> | null = null;
-  return async (body, headers) => {
+  let inThread: ReturnType<typeof sendFromThisThread> | null = null;
+  return (body, headers) => {
     const thread = senders?.(url, ingest);
     if (thread) return thread.send(body, headers);
-    inThread ??= createIngestForwarder(new URL(url), ingest.connections);
-    return answerOf(await inThread.send(body, { ...headers, ...ENVELOPE_HEADERS }, ingest));
+    inThread ??= sendFromThisThread(url, ingest);
+    return inThread(body, headers);
   };
 }
 

@@ -21,7 +21,8 @@ import {
 } from '@sentry/core';
 import { log } from '../../log/logger';
 import { processSlot } from '../../process/slots';
-import type { IngestAnswer } from '../node/ingest-thread';
+import { type IngestAnswer, transportResponseOf } from '../node/ingest-thread';
+import { failureReason } from '../tunnel/forward';
 import type { EntryFacts, EnvelopeStore, Source, StoredEntry } from './store';
 
 export interface QueueLimits {
@@ -50,18 +51,18 @@ export const QUEUE_DEFAULTS: QueueLimits = {
   maxBackoffMs: 30_000,
 };
 
-/** The ingest's answer, as ../node/ingest-thread.ts reads it. */
-export type IngestReply = IngestAnswer;
-
 /** Sends one envelope; rejects when the ingest could not be asked (`name` TimeoutError for a timeout). */
-export type IngestSend = (body: Uint8Array | string, headers: Record<string, string>) => Promise<IngestReply>;
+export type IngestSend = (
+  body: Uint8Array | string,
+  headers: Record<string, string>,
+) => Promise<IngestAnswer>;
 
 /**
  * What became of a submitted envelope: the ingest answered it (passed back as it is: 2xx, 4xx,
  * and 429, which is also kept to be sent after the limit); it waits in the queue; or it could not
  * wait, the source's share being full.
  */
-export type Submitted = { kind: 'answered'; reply: IngestReply } | { kind: 'queued' } | { kind: 'full' };
+export type Submitted = { kind: 'answered'; reply: IngestAnswer } | { kind: 'queued' } | { kind: 'full' };
 
 /** Why an attempt failed and the envelope stays: the labels of app_report_queue_retried_total. */
 export type RetryReason = 'status_5xx' | 'timeout' | 'unreachable' | 'rate_limited';
@@ -81,7 +82,7 @@ export interface QueueStats {
   bytes: Record<Source, number>;
   /** The oldest waiting envelope's age, 0 when none waits. */
   oldestAgeSeconds: number;
-  /** Bytes of envelopes held in memory (none with a folder, but those being written). */
+  /** Bytes of envelopes held in memory: none with a folder. */
   memoryBytes: number;
 }
 
@@ -114,6 +115,10 @@ interface Waiting extends StoredEntry {
   sending: boolean;
 }
 
+/** What an exchange with the ingest means for its envelope (see `heard`). */
+type Heard =
+  { verdict: 'waits'; reply: IngestAnswer | null } | { verdict: 'taken' | 'rejected'; reply: IngestAnswer };
+
 /** An envelope on its way straight to the ingest, and its entry once written. */
 interface Direct {
   keep: () => Promise<Waiting | 'full'>;
@@ -134,11 +139,6 @@ export function factsOf(body: Uint8Array): Pick<EntryFacts, 'categories' | 'erro
   } catch {
     return { categories: ['default'], error: false };
   }
-}
-
-function retryReasonOf(error: unknown): RetryReason {
-  const name = typeof error === 'object' && error !== null && 'name' in error ? String(error.name) : '';
-  return name === 'TimeoutError' || name === 'AbortError' ? 'timeout' : 'unreachable';
 }
 
 export function createReportQueue(options: QueueOptions): ReportQueue {
@@ -260,22 +260,10 @@ export function createReportQueue(options: QueueOptions): ReportQueue {
         events.dropped(entry.source, 'unreadable');
         return;
       }
-      let reply: IngestReply;
-      try {
-        reply = await send(body, entry.headers);
-      } catch (error) {
-        failed(retryReasonOf(error), null);
-        return;
-      }
-      if (reply.status >= 500) return failed('status_5xx', reply.retryAfter);
-      if (reply.status === 429) {
-        rateLimits = updateRateLimits(rateLimits, headersOf(reply), now());
-        events.retried('rate_limited');
-        return;
-      }
-      failuresInARow = 0;
+      const { verdict } = await heard(send(body, entry.headers));
+      if (verdict === 'waits') return;
       forget(entry);
-      if (reply.status >= 200 && reply.status < 300) events.sent(entry.source);
+      if (verdict === 'taken') events.sent(entry.source);
       else events.dropped(entry.source, 'rejected');
     } finally {
       entry.sending = false;
@@ -285,16 +273,39 @@ export function createReportQueue(options: QueueOptions): ReportQueue {
     }
   }
 
-  const headersOf = (reply: IngestReply) => ({
-    statusCode: reply.status,
-    headers: { 'x-sentry-rate-limits': reply.rateLimits, 'retry-after': reply.retryAfter },
-  });
+  /**
+   * What one exchange with the ingest means for the envelope, the back-off and the rate limits:
+   * it waits (no answer, 5xx, 429: the limit is noted), or it is done with, taken (2xx) or
+   * rejected (any other 4xx, which no retry would change).
+   */
+  async function heard(exchange: Promise<IngestAnswer>): Promise<Heard> {
+    let reply: IngestAnswer;
+    try {
+      reply = await exchange;
+    } catch (error) {
+      failed(failureReason(error), null);
+      return { verdict: 'waits', reply: null };
+    }
+    if (reply.status >= 500) {
+      failed('status_5xx', reply.retryAfter);
+      return { verdict: 'waits', reply };
+    }
+    if (reply.status === 429) {
+      rateLimits = updateRateLimits(rateLimits, transportResponseOf(reply), now());
+      events.retried('rate_limited');
+      return { verdict: 'waits', reply };
+    }
+    failuresInARow = 0;
+    return { verdict: reply.status >= 200 && reply.status < 300 ? 'taken' : 'rejected', reply };
+  }
+
+  /** Whether `bytes` more of `source` fit in its share. */
+  const fits = (source: Source, bytes: number) =>
+    held.envelopes[source] + 1 <= share.envelopes && held.bytes[source] + bytes <= share.bytes;
 
   /** Makes room for `bytes` of `source`, or says it cannot. */
   function makeRoom(source: Source, bytes: number, error: boolean): boolean {
-    const fits = () =>
-      held.envelopes[source] + 1 <= share.envelopes && held.bytes[source] + bytes <= share.bytes;
-    while (!fits()) {
+    while (!fits(source, bytes)) {
       // The server's own error reports outrank its transactions and sessions; a browser's share
       // refuses instead, and the browser keeps what it could not hand over.
       if (source !== 'server' || !error) return false;
@@ -376,11 +387,9 @@ export function createReportQueue(options: QueueOptions): ReportQueue {
     };
     directs.add(direct);
     sending += 1;
-    let reply: IngestReply | null = null;
+    let outcome: Heard;
     try {
-      reply = await send(raw, headers);
-    } catch (error) {
-      failed(retryReasonOf(error), null);
+      outcome = await heard(send(raw, headers));
     } finally {
       directs.delete(direct);
       sending -= 1;
@@ -388,19 +397,14 @@ export function createReportQueue(options: QueueOptions): ReportQueue {
     }
     const persisted = direct.kept ? await direct.kept : null;
     if (persisted && persisted !== 'full') persisted.sending = false;
-    if (!reply) return outcomeOf(persisted ?? (direct.kept = direct.keep()));
-    if (reply.status >= 500) {
-      failed('status_5xx', reply.retryAfter);
-      return outcomeOf(persisted ?? (direct.kept = direct.keep()));
+    if (outcome.verdict === 'waits') {
+      const kept = persisted ?? (await (direct.kept = direct.keep()));
+      // A 429 is passed back too, so that the sender honours the limit; the envelope is sent
+      // again once its categories' limit ends.
+      const { reply } = outcome;
+      return reply?.status === 429 ? { kind: 'answered', reply } : outcomeOf(kept);
     }
-    if (reply.status === 429) {
-      // Sent again once its categories' limit ends; the sender hears the limit and honours it too.
-      rateLimits = updateRateLimits(rateLimits, headersOf(reply), now());
-      events.retried('rate_limited');
-      if (!persisted) await (direct.kept = direct.keep());
-      return { kind: 'answered', reply };
-    }
-    failuresInARow = 0;
+    const { reply } = outcome;
     // Written at shutdown while it was on its way: it arrived, so it no longer waits.
     if (persisted && persisted !== 'full') forget(persisted);
     return { kind: 'answered', reply };
@@ -422,10 +426,7 @@ export function createReportQueue(options: QueueOptions): ReportQueue {
       for (const entry of left) {
         // An earlier process's entries count against the bounds like any other; past them, the
         // newest are let go (the oldest are nearest their turn).
-        if (
-          held.envelopes[entry.source] + 1 > share.envelopes ||
-          held.bytes[entry.source] + entry.bytes > share.bytes
-        ) {
+        if (!fits(entry.source, entry.bytes)) {
           void store.remove(entry);
           events.dropped(entry.source, 'full');
           continue;

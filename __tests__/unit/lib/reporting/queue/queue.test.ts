@@ -1,9 +1,9 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { IngestAnswer } from '../../../../../lib/reporting/node/ingest-thread';
 import {
   createReportQueue,
-  type IngestReply,
   type QueueLimits,
   type ReportQueue,
 } from '../../../../../lib/reporting/queue/queue';
@@ -21,7 +21,7 @@ type Mode = 'ok' | 'failing' | 'refusing' | 'rate-limited';
 function fakeIngest() {
   const taken: number[] = [];
   let mode: Mode = 'ok';
-  const send = async (body: Uint8Array | string): Promise<IngestReply> => {
+  const send = async (body: Uint8Array | string): Promise<IngestAnswer> => {
     await new Promise((resolve) => setImmediate(resolve));
     if (mode === 'refusing') throw Object.assign(new Error('connect ECONNREFUSED'), { name: 'Error' });
     if (mode === 'failing') return { status: 500, rateLimits: null, retryAfter: null, body: '' };

@@ -3,11 +3,8 @@
 // share is full.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  createReportQueue,
-  type IngestReply,
-  type ReportQueue,
-} from '../../../../../lib/reporting/queue/queue';
+import type { IngestAnswer } from '../../../../../lib/reporting/node/ingest-thread';
+import { createReportQueue, type ReportQueue } from '../../../../../lib/reporting/queue/queue';
 import { memoryStore } from '../../../../../lib/reporting/queue/store';
 import { createTunnel } from '../../../../../lib/reporting/tunnel';
 
@@ -16,7 +13,7 @@ const PATH = '/t3st';
 const envelope = (n: number) =>
   `{"event_id":"${String(n).padStart(32, '0')}","dsn":"${DSN}"}\n{"type":"event"}\n{"message":"hello ${n}"}\n`;
 
-let answer: () => IngestReply | Promise<IngestReply>;
+let answer: () => IngestAnswer | Promise<IngestAnswer>;
 let sent: { body: string; headers: Record<string, string> }[];
 let queue: ReportQueue;
 let app: Server;
