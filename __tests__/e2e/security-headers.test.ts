@@ -25,8 +25,6 @@ describe('security headers', () => {
   const kinds: [string, () => Promise<string>, string][] = [
     ['a missing page', async () => '/missing', 'GET'],
     ['a malformed URL', async () => '/%', 'GET'],
-    ['the health API', async () => '/api/health', 'GET'],
-    ['the health API (405)', async () => '/api/health', 'POST'],
     ['a static script', staticScriptPath, 'GET'],
     ['a missing static file', async () => '/_next/static/chunks/nope.js', 'GET'],
   ];
@@ -47,6 +45,23 @@ describe('security headers', () => {
     expect(res.headers['cross-origin-opener-policy']).toBe('same-origin');
     expect(res.headers['cross-origin-resource-policy']).toBe('same-origin');
     expect(res.headers['x-frame-options']).toBe('DENY');
+    expect(res.headers['x-powered-by']).toBeUndefined();
+    expect(res.headers['set-cookie']).toBeUndefined();
+  });
+
+  // OWASP's set for API answers (docs/security-headers.md): JSON loads nothing and is never a page.
+  it.each([
+    ['the health API', '/api/health', 'GET'],
+    ['the health API (405)', '/api/health', 'POST'],
+    ['an unknown API path', '/api/none', 'GET'],
+  ])('are the API set on %s', async (_name, target, method) => {
+    const res = await rawRequest(server.url, target, { method });
+    expect(res.headers['content-security-policy']).toBe("default-src 'none'; frame-ancestors 'none'");
+    expect(res.headers['strict-transport-security']).toMatch(/max-age=\d{8,}/);
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['cross-origin-resource-policy']).toBe('same-origin');
+    expect(res.headers['x-frame-options']).toBe('DENY');
+    expect(res.headers['cache-control']).toBe('no-store');
     expect(res.headers['x-powered-by']).toBeUndefined();
     expect(res.headers['set-cookie']).toBeUndefined();
   });

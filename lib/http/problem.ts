@@ -1,11 +1,11 @@
 // Problem details (RFC 9457) for the answers the server gives API clients itself: JSON, never an
-// HTML screen, with the same security headers as every other response. Never throws.
+// HTML screen, with the security headers of every API answer. Never throws.
 import { type ServerResponse, STATUS_CODES } from 'node:http';
-import { securityHeaders } from './security-headers';
+import { apiSecurityHeaders } from './security-headers';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
-const SECURITY_HEADERS = securityHeaders();
+const SECURITY_HEADERS = apiSecurityHeaders();
 
 /** The body: a fixed title per status and a fixed detail; nothing the client sent is echoed. */
 export function problemBody(status: number, detail: string): string {

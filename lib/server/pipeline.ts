@@ -111,7 +111,7 @@ export function createPipeline({
     connections.requestStarted(req, res);
     requests.requestStarted(res);
     observer.requestStarted(req, res);
-    setSecurityHeaders(res);
+    setSecurityHeaders(res, req.url ?? '/');
     if (answeredBeforeNext(req, res)) return observer.answeredAs(res, ROUTES.refused);
     // SECURITY: Next's cost for a query grows with the square of its parameters; bound it first.
     const query = boundQuery(req.url ?? '/');

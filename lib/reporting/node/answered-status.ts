@@ -5,24 +5,27 @@
 // upstream 404 is still answered 500). onRequestError does get the request's headers object, the
 // very one Node made for the request: the server files each response under it, and the report
 // waits until that response is done and reads its status.
-// (Not an AsyncLocalStorage: on Node 20 one around every request cost 9-14 % of throughput here.)
+// (Not an AsyncLocalStorage: on Node 20 one around every request cost 9-14 % of throughput here.
+// Not a WeakMap either: one entry per request cost about 1 % of /api/health's throughput, in the
+// garbage collector's handling of its entries.)
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import { processSlot } from '../../process/slots';
 
-// The process-wide map, looked up once per copy of this module: rememberResponse runs on every
-// request, and the slot lookup goes through the global symbol registry.
-/** Each request's response, by its headers object. */
-export const responsesSlot = processSlot<WeakMap<IncomingHttpHeaders, ServerResponse>>('responsesByHeaders');
-let shared: WeakMap<IncomingHttpHeaders, ServerResponse> | undefined;
+/**
+ * Where a request's headers object holds its response: a key shared by every copy of this module
+ * in the process (the compiled server's, and Next's bundles'), as lib/process/slots.ts's are.
+ */
+const RESPONSE = Symbol.for('app-shell.responseOfHeaders');
 
-function responses(): WeakMap<IncomingHttpHeaders, ServerResponse> {
-  shared ??= responsesSlot.getOrCreate(() => new WeakMap());
-  return shared;
-}
+type WithResponse = IncomingHttpHeaders & { [RESPONSE]?: ServerResponse };
 
-/** Called by the server for each request it hands to Next (lib/server/start.ts). */
+/** Called by the server for each request it hands to Next (lib/server/pipeline.ts). */
 export function rememberResponse(req: IncomingMessage, res: ServerResponse): void {
-  responses().set(req.headers, res);
+  try {
+    // Not enumerable: a copy or a walk of the headers (a report's request data) never carries it.
+    Object.defineProperty(req.headers, RESPONSE, { value: res, configurable: true });
+  } catch {
+    // (Node's headers objects take it; a request whose status stays unknown is reported as before.)
+  }
 }
 
 /** What a response that never sent its headers (the connection closed first) counts as. */
@@ -39,8 +42,7 @@ function statusOf(res: ServerResponse): number {
  */
 export function whenAnswered(headers: unknown, then: (status: number) => void): boolean {
   try {
-    const res =
-      headers && typeof headers === 'object' ? responses().get(headers as IncomingHttpHeaders) : undefined;
+    const res = headers && typeof headers === 'object' ? (headers as WithResponse)[RESPONSE] : undefined;
     if (!res) return false;
     if (res.writableFinished || res.destroyed) then(statusOf(res));
     else res.once('close', () => then(statusOf(res)));

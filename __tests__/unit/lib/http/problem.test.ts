@@ -24,7 +24,7 @@ describe('sendProblem', () => {
     expect(res.status).toBe(404);
     expect(res.headers.get('content-type')).toBe(PROBLEM_CONTENT_TYPE);
     expect(res.headers.get('cache-control')).toBe('no-store');
-    expect(res.headers.get('content-security-policy')).toContain("default-src 'self'");
+    expect(res.headers.get('content-security-policy')).toBe("default-src 'none'; frame-ancestors 'none'");
     const body = await res.text();
     expect(JSON.parse(body)).toEqual({
       type: 'about:blank',

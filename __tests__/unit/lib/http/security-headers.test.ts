@@ -1,6 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import {
+  apiSecurityHeaders,
   contentSecurityPolicy,
+  isApiTarget,
   securityHeaders,
   securityHeaderSetter,
 } from '../../../../lib/http/security-headers';
@@ -36,10 +38,40 @@ describe('security headers', () => {
     expect(contentSecurityPolicy()).not.toMatch(/unsafe|ws:/);
   });
 
-  it('sets every header on a response', () => {
+  it("gives API answers OWASP's set for APIs, with a CSP under which nothing loads", () => {
+    expect(apiSecurityHeaders()).toEqual({
+      'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
+      'Strict-Transport-Security': securityHeaders()['Strict-Transport-Security'],
+      'X-Content-Type-Options': 'nosniff',
+      'Cross-Origin-Resource-Policy': 'same-origin',
+      'X-Frame-Options': 'DENY',
+    });
+  });
+
+  it.each([
+    ['/api', true],
+    ['/api/', true],
+    ['/api/health', true],
+    ['/api?x=1', true],
+    ['/api/health/ready?probe=1', true],
+    ['/apiary', false],
+    ['/ap', false],
+    ['/', false],
+    ['/missing', false],
+    ['/_next/static/chunks/main.js', false],
+    ['/x/api/health', false],
+    ['http://example.com/api/health', false],
+  ])('counts %s as under /api: %s', (url, api) => {
+    expect(isApiTarget(url)).toBe(api);
+  });
+
+  it.each([
+    ['/missing', securityHeaders()],
+    ['/api/health', apiSecurityHeaders()],
+  ])('sets the whole set for %s on a response, and nothing else', (url, expected) => {
     const set: Record<string, string> = {};
     const res = { setHeader: (name: string, value: string) => (set[name] = value) };
-    securityHeaderSetter()(res as unknown as ServerResponse);
-    expect(set).toEqual(securityHeaders());
+    securityHeaderSetter()(res as unknown as ServerResponse, url);
+    expect(set).toEqual(expected);
   });
 });
