@@ -4,6 +4,7 @@
 // throughput, because Next matches it on every request. Answers under /api get the shorter set
 // OWASP's REST Security Cheat Sheet names for API responses (docs/security-headers.md).
 import type { ServerResponse } from 'node:http';
+import { isApiPath } from './query-bound';
 
 export interface HeaderOptions {
   /** `next dev` needs eval for Fast Refresh, inline styles for its overlay and a WebSocket. */
@@ -72,14 +73,6 @@ export function apiSecurityHeaders(): Record<string, string> {
   };
 }
 
-/** Whether a request target (`req.url` as received) is under /api, the API's answers. */
-export function isApiTarget(url: string): boolean {
-  if (!url.startsWith('/api')) return false;
-  const next = url.charCodeAt(4);
-  // The end, `/` or `?`: `/apiary` is a page.
-  return Number.isNaN(next) || next === 47 || next === 63;
-}
-
 interface HeaderList {
   names: readonly string[];
   values: readonly string[];
@@ -100,7 +93,8 @@ export function securityHeaderSetter(
   const pages = listOf(securityHeaders(options));
   const api = listOf(apiSecurityHeaders());
   return (res, url) => {
-    const { names, values } = isApiTarget(url) ? api : pages;
+    // (A query after `/api/…` changes nothing; a bare `/api?…` gets a page's set, the larger one.)
+    const { names, values } = isApiPath(url) ? api : pages;
     for (let i = 0; i < names.length; i += 1) res.setHeader(names[i] as string, values[i] as string);
   };
 }
