@@ -84,7 +84,7 @@ function listOf(headers: Record<string, string>): HeaderList {
 
 /**
  * Sets the headers on a response, the API's or a page's by its target, from lists computed once.
- * (An indexed loop: this runs on every request, and destructuring entries cost more than the
+ * (An indexed loop: this runs on every request, and destructuring the entries cost as much as the
  * setHeader calls themselves in a profile.)
  */
 export function securityHeaderSetter(

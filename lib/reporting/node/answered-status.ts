@@ -24,7 +24,8 @@ export function rememberResponse(req: IncomingMessage, res: ServerResponse): voi
     // Not enumerable: a copy or a walk of the headers (a report's request data) never carries it.
     Object.defineProperty(req.headers, RESPONSE, { value: res, configurable: true });
   } catch {
-    // (Node's headers objects take it; a request whose status stays unknown is reported as before.)
+    // (Node's headers objects take it. Without it, whenAnswered finds nothing and the error is
+    // reported at once, as a 500.)
   }
 }
 
