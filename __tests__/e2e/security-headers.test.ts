@@ -21,6 +21,16 @@ async function staticScriptPath(): Promise<string> {
   return `/_next/${manifest.pages['/_app'][0]}`;
 }
 
+/** What a page's set and the API's set both carry, and what no answer may carry. */
+function expectSharedHeaders(headers: Record<string, unknown>): void {
+  expect(headers['strict-transport-security']).toMatch(/max-age=\d{8,}/);
+  expect(headers['x-content-type-options']).toBe('nosniff');
+  expect(headers['cross-origin-resource-policy']).toBe('same-origin');
+  expect(headers['x-frame-options']).toBe('DENY');
+  expect(headers['x-powered-by']).toBeUndefined();
+  expect(headers['set-cookie']).toBeUndefined();
+}
+
 describe('security headers', () => {
   const kinds: [string, () => Promise<string>, string][] = [
     ['a missing page', async () => '/missing', 'GET'],
@@ -38,15 +48,10 @@ describe('security headers', () => {
     expect(csp).not.toContain('unsafe-eval');
     expect(csp).toContain("frame-ancestors 'none'");
     expect(csp).toContain("connect-src 'self'");
-    expect(res.headers['strict-transport-security']).toMatch(/max-age=\d{8,}/);
-    expect(res.headers['x-content-type-options']).toBe('nosniff');
     expect(res.headers['referrer-policy']).toBe('strict-origin-when-cross-origin');
     expect(res.headers['permissions-policy']).toContain('camera=()');
     expect(res.headers['cross-origin-opener-policy']).toBe('same-origin');
-    expect(res.headers['cross-origin-resource-policy']).toBe('same-origin');
-    expect(res.headers['x-frame-options']).toBe('DENY');
-    expect(res.headers['x-powered-by']).toBeUndefined();
-    expect(res.headers['set-cookie']).toBeUndefined();
+    expectSharedHeaders(res.headers);
   });
 
   // OWASP's set for API answers (docs/security-headers.md): JSON loads nothing and is never a page.
@@ -57,12 +62,7 @@ describe('security headers', () => {
   ])('are the API set on %s', async (_name, target, method) => {
     const res = await rawRequest(server.url, target, { method });
     expect(res.headers['content-security-policy']).toBe("default-src 'none'; frame-ancestors 'none'");
-    expect(res.headers['strict-transport-security']).toMatch(/max-age=\d{8,}/);
-    expect(res.headers['x-content-type-options']).toBe('nosniff');
-    expect(res.headers['cross-origin-resource-policy']).toBe('same-origin');
-    expect(res.headers['x-frame-options']).toBe('DENY');
     expect(res.headers['cache-control']).toBe('no-store');
-    expect(res.headers['x-powered-by']).toBeUndefined();
-    expect(res.headers['set-cookie']).toBeUndefined();
+    expectSharedHeaders(res.headers);
   });
 });
