@@ -87,42 +87,49 @@ function baseOf(address: string, port: number): string {
 /**
  * GET IDENTITY_PATH of `base`, naming the asker (its instance id, in the hop header) so that the
  * peer knows whether it has met it; null for any answer that is not a well-formed identity in time.
+ *
+ * Asked with `fetch`, not `node:http`: this runs every REFRESH_MS for as long as the process lives,
+ * and a `node:http` client request now and then, in a process whose every other message is a
+ * server one, costs every request the server answers. The client's objects pass through the code
+ * `node:http` shares between client and server (its parser callbacks, OutgoingMessage, the
+ * streams), and the JIT's code there, made for server objects only, no longer fits: measured with
+ * a live peer, 8–20 µs more CPU per `/api/health` answer (bench/README.md). `fetch` has a client
+ * of its own (undici). The files fetched from peers in a rolling update stay on `node:http`
+ * (./forward.ts), which streams them to the visitor; that only happens while two builds serve.
  */
-export function askIdentity(
-  base: string,
-  agent: http.Agent,
-  timeoutMs: number,
-  asker: string,
-): Promise<Identity | null> {
-  return new Promise((resolve) => {
-    const req = http.get(`${base}${IDENTITY_PATH}`, { agent, headers: { [HOP_HEADER]: asker } }, (res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > MAX_IDENTITY_BYTES) req.destroy();
-        else chunks.push(chunk);
-      });
-      res.on('end', () => {
-        if (res.statusCode !== 200) return resolve(null);
-        try {
-          const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Partial<Identity>;
-          resolve(
-            isBuildId(body.build) && isBuildId(body.instance)
-              ? { build: body.build, instance: body.instance }
-              : null,
-          );
-        } catch {
-          resolve(null);
-        }
-      });
-      res.on('error', () => resolve(null));
-      res.on('aborted', () => resolve(null));
+export async function askIdentity(base: string, timeoutMs: number, asker: string): Promise<Identity | null> {
+  try {
+    const res = await fetch(`${base}${IDENTITY_PATH}`, {
+      headers: { [HOP_HEADER]: asker },
+      redirect: 'manual',
+      signal: AbortSignal.timeout(timeoutMs),
     });
-    req.setTimeout(timeoutMs, () => req.destroy());
-    req.on('error', () => resolve(null));
-    req.on('close', () => resolve(null));
-  });
+    if (res.status !== 200 || !res.body) {
+      await res.body?.cancel();
+      return null;
+    }
+    // A lying peer's body is read only up to MAX_IDENTITY_BYTES.
+    const reader = res.body.getReader();
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > MAX_IDENTITY_BYTES) {
+        await reader.cancel();
+        return null;
+      }
+      chunks.push(value);
+    }
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Partial<Identity>;
+    return isBuildId(body.build) && isBuildId(body.instance)
+      ? { build: body.build, instance: body.instance }
+      : null;
+  } catch {
+    // Refused, reset, timed out, or not JSON.
+    return null;
+  }
 }
 
 export function createDirectory({
@@ -195,7 +202,7 @@ export function createDirectory({
         .filter((base) => !itself.has(base))
         .map(async (base) => {
           const peer = peerAt(base);
-          const identity = await askIdentity(base, peer.agent, timeoutMs, self.instance);
+          const identity = await askIdentity(base, timeoutMs, self.instance);
           if (identity?.instance === self.instance) {
             itself.add(base);
             peer.agent.destroy();

@@ -390,6 +390,26 @@ describe('who the peers are', () => {
     expect(liar.asked).toEqual([]);
   });
 
+  it.each([
+    ['never answers', (res: ServerResponse) => void res],
+    ['never ends its answer', (res: ServerResponse) => res.writeHead(200).write('{"build":"')],
+  ])('does not know a peer that %s: a refresh waits for it only the timeout', async (_, answer) => {
+    const asked: (string | string[] | undefined)[] = [];
+    const stuck = await listen((req, res) => {
+      if (req.url === IDENTITY_PATH) {
+        asked.push(req.headers[HOP_HEADER]);
+        return answer(res);
+      }
+      serveChunk(req, res);
+    });
+    // (Without the timeout, the start's refresh and this one never end: the test times out.)
+    const self = await instance([stuck]);
+    await self.fleet.directory.refresh();
+    expect(self.fleet.directory.summary().peers).toBe(0);
+    // Each question names the asker, so that a peer knows whether it has met it.
+    expect(asked).toEqual([SELF.instance, SELF.instance]);
+  });
+
   it('resolves a DNS name again at each refresh, as pods come and go', async () => {
     const old = peer(OLD, serveChunk);
     const base = await old.base;
