@@ -176,7 +176,14 @@ async function measureWeight(app, appDsn, bare) {
 /** @param {string} bareDir */
 async function measureServers(bareDir) {
   progress('starting this app (as deployed: in a fleet with an instance of another build) and the bare app');
-  const app = await startAppInFleet('.next-bench', '.next-bench-fixtures');
+  // Its log lines (one per /404, as deployed) go to a file, as a container runtime takes them: read
+  // by this process, which also generates the load, they slowed the load (bare Next logs nothing).
+  const app = await startAppInFleet(
+    '.next-bench',
+    '.next-bench-fixtures',
+    {},
+    { stdoutFile: path.join(WORK, 'servers.log') },
+  );
   const bare = await startBare(bareDir);
   const nodeHttp = await startNodeHttp(await fetchAnswer(`${app.url}/api/health/live`));
   try {
@@ -316,8 +323,13 @@ async function compareThroughput(on, off, figure) {
  */
 async function measureFleetCost() {
   progress('fleet: the same build with FLEET_PEERS against without');
-  const inFleet = await startAppInFleet('.next-bench', '.next-bench-fixtures');
-  const alone = await startApp('.next-bench');
+  const inFleet = await startAppInFleet(
+    '.next-bench',
+    '.next-bench-fixtures',
+    {},
+    { stdoutFile: path.join(WORK, 'fleet.log') },
+  );
+  const alone = await startApp('.next-bench', {}, { stdoutFile: path.join(WORK, 'alone.log') });
   try {
     await compareThroughput(inFleet, alone, {
       section: 'Fleet cost (median of 2 alternating runs)',
@@ -332,8 +344,12 @@ async function measureFleetCost() {
 
 async function measureTunnelCost() {
   progress('tunnel: the same app with and without SENTRY_DSN');
-  const withTunnel = await startApp('.next-bench-dsn', { SENTRY_DSN: BENCH_DSN });
-  const without = await startApp('.next-bench');
+  const withTunnel = await startApp(
+    '.next-bench-dsn',
+    { SENTRY_DSN: BENCH_DSN },
+    { stdoutFile: path.join(WORK, 'tunnel.log') },
+  );
+  const without = await startApp('.next-bench', {}, { stdoutFile: path.join(WORK, 'no-tunnel.log') });
   try {
     await compareThroughput(withTunnel, without, {
       section: 'Tunnel cost (median of 2 alternating runs)',

@@ -102,13 +102,14 @@ function fetchAnswer(url) {
  * instance that serves another build (`peerDistDir`), and that one naming it back. What is measured
  * of the first is what every deployed replica pays for the fleet.
  * @param {string} distDir @param {string} peerDistDir @param {Record<string, string>} [env]
+ * @param {{ stdoutFile?: string }} [options]  as startApp's, for the measured instance
  */
-async function startAppInFleet(distDir, peerDistDir, env = {}) {
+async function startAppInFleet(distDir, peerDistDir, env = {}, { stdoutFile } = {}) {
   const { freePort } = require('../../scripts/lib/server-process.js');
   const [port, peerPort] = await Promise.all([freePort(), freePort()]);
   const peers = `http://127.0.0.1:${port},http://127.0.0.1:${peerPort}`;
   const peer = await startApp(peerDistDir, { FLEET_PEERS: peers, LOG_LEVEL: 'warn' }, { port: peerPort });
-  const app = await startApp(distDir, { ...env, FLEET_PEERS: peers }, { port });
+  const app = await startApp(distDir, { ...env, FLEET_PEERS: peers }, { port, stdoutFile });
   return {
     ...app,
     stop: async () => {
