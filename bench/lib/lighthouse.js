@@ -24,11 +24,16 @@ async function audit(url) {
     );
     if (!result) throw new Error(`Lighthouse returned nothing for ${url}`);
     const { categories, audits } = result.lhr;
-    const score = (/** @type {string} */ id) => Math.round((categories[id]?.score ?? 0) * 100);
+    // A category whose audits failed to run has no score: NaN (printed n/a), not a score of 0.
+    const score = (/** @type {string} */ id) => Math.round((categories[id]?.score ?? NaN) * 100);
     const failing = Object.values(categories)
       .flatMap((category) => category.auditRefs)
       .filter((ref) => ref.weight > 0 && (audits[ref.id]?.score ?? 1) < 1)
       .map((ref) => `${ref.id} (${audits[ref.id]?.score})`);
+    // And the audits that could not run, with why: what left a category without a score.
+    for (const entry of Object.values(audits)) {
+      if (entry.scoreDisplayMode === 'error') failing.push(`${entry.id} (error: ${entry.errorMessage})`);
+    }
     return {
       performance: score('performance'),
       accessibility: score('accessibility'),

@@ -112,6 +112,7 @@ async function startAppInFleet(distDir, peerDistDir, env = {}, { stdoutFile } = 
   const app = await startApp(distDir, { ...env, FLEET_PEERS: peers }, { port, stdoutFile });
   return {
     ...app,
+    peer,
     stop: async () => {
       const [code] = await Promise.all([app.stop(), peer.stop()]);
       return code;
