@@ -4,7 +4,7 @@
 // process (the load generator) to core 1, so they never take CPU from each other; each round loads
 // every server in turn, the order rotating from round to round, and the CPU each server used per
 // answered request is read from /proc. Each kind runs as BENCH_PROCESSES processes, because two
-// processes of one build can differ by 5–10 % for their whole life (how the JIT happened to settle
+// processes of one build can differ by 5–10 % for their whole life (most likely how the JIT settled
 // in each): a single process of each kind measures that luck as much as the code. Reported: each
 // process's median over the rounds, and per kind the median of its processes, as a ratio to bare
 // Next and to the same build without FLEET_PEERS. Needs Linux, `taskset` (util-linux) and two
