@@ -17,6 +17,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { ROOT, WORK, buildApp, buildBareApp } = require('./lib/builds.js');
 const { load } = require('./lib/load.js');
+const { median } = require('./lib/median.js');
 const { startApp, startAppInFleet, startBare } = require('./lib/servers.js');
 
 const PROCESSES = Number(process.env.BENCH_PROCESSES) || 3;
@@ -34,13 +35,6 @@ if (process.env.BENCH_PINNED !== '1') {
     env: { ...process.env, BENCH_PINNED: '1' },
   });
   process.exit(result.status ?? 1);
-}
-
-/** @param {number[]} values */
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
 /** CPU time (user + system) a process has used, in µs, from /proc. @param {number | undefined} pid */

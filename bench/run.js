@@ -10,6 +10,7 @@ const path = require('node:path');
 const { ROOT, WORK, buildApp, buildBareApp } = require('./lib/builds.js');
 const { audit } = require('./lib/lighthouse.js');
 const { load } = require('./lib/load.js');
+const { median } = require('./lib/median.js');
 const { firstLoadJs, firstLoadJsFromHtml, notFoundTransfer, sdkChunk } = require('./lib/page-weight.js');
 const {
   fetchAnswer,
@@ -62,13 +63,6 @@ function format(value, unit) {
   if (unit === 'ms') return `${value.toFixed(value < 10 ? 1 : 0)} ms`;
   if (unit === 'MiB') return `${value.toFixed(0)} MiB`;
   return `${value} ${unit}`;
-}
-
-/** @param {number[]} values */
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
 /**

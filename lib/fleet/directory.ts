@@ -90,11 +90,13 @@ function baseOf(address: string, port: number): string {
  *
  * Asked with `fetch`, not `node:http`: this runs every REFRESH_MS for as long as the process lives,
  * and a `node:http` client request now and then, in a process whose every other message is a
- * server one, costs every request the server answers. The client's objects pass through the code
- * `node:http` shares between client and server (its parser callbacks, OutgoingMessage, the
- * streams), and the JIT's code there, made for server objects only, no longer fits: measured with
- * a live peer, 8–20 µs more CPU per `/api/health` answer (bench/README.md). `fetch` has a client
- * of its own (undici). The files fetched from peers in a rolling update stay on `node:http`
+ * server one, costs every request the server answers. Under `/api/health` load with a live peer,
+ * `process.nextTick` alone took 82–120 ms of CPU in 8 s when peers were asked with `node:http`,
+ * 16–18 ms with `fetch`, and 24–25 ms with no peer (bench/README.md). Most likely the client's
+ * objects pass through the code `node:http` shares between client and server (its parser
+ * callbacks, OutgoingMessage, the streams), and the JIT's code there, made for server objects
+ * only, no longer fits. `fetch` has a client of its own (undici). The files fetched from peers in
+ * a rolling update stay on `node:http`
  * (./forward.ts), which streams them to the visitor; that only happens while two builds serve.
  */
 export async function askIdentity(base: string, timeoutMs: number, asker: string): Promise<Identity | null> {
