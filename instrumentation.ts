@@ -1,45 +1,24 @@
 // Next's instrumentation hook: starts server-side error reporting and hands it every request error.
-// The logic lives in lib/reporting/node/reporter.ts.
+// The logic lives in lib/reporting/node/next-hooks.ts.
+//
+// `npm run dev` compiles this file for the edge runtime too (Next's dev server always does; the
+// production build drops that copy when no route runs on the edge), and an edge bundle cannot hold
+// `node:` modules: one import of the server's reporting there fails the compile, and the dev server
+// then answers 500 to every page. Webpack leaves out an `if` branch whose condition it folds to
+// false, but not the code after an early `return`; so each import of server code stays inside
+// `if (process.env.NEXT_RUNTIME === 'nodejs')`. __tests__/unit/architecture/ checks it.
 import type { Instrumentation } from 'next';
 
 export async function register() {
-  if (process.env.NEXT_RUNTIME !== 'nodejs') return;
-  const [{ initServerReporting }, { settings }, build] = await Promise.all([
-    import('./lib/reporting/node/reporter'),
-    import('./lib/config/settings'),
-    import('./lib/config/build-values'),
-  ]);
-  await initServerReporting({
-    // Checked by the server at start (SENTRY_DSN, else the build's).
-    dsn: settings().sentryDsn,
-    release: build.release(),
-    environment: build.sentryEnvironment(),
-    tracesSampleRate: build.tracesSampleRate(),
-  });
+  if (process.env.NEXT_RUNTIME === 'nodejs') {
+    const { registerServerReporting } = await import('./lib/reporting/node/next-hooks');
+    await registerServerReporting();
+  }
 }
 
 export const onRequestError: Instrumentation.onRequestError = async (error, request, context) => {
-  if (process.env.NEXT_RUNTIME !== 'nodejs') return;
-  const [{ reportServerError }, { whenAnswered }, { noteReference }] = await Promise.all([
-    import('./lib/reporting/node/reporter'),
-    import('./lib/reporting/node/answered-status'),
-    import('./lib/reporting/node/request-reference'),
-  ]);
-  const report = (status: number) =>
-    // The reference goes into the request's log line too (lib/server/observe-requests.ts).
-    noteReference(
-      request.headers,
-      reportServerError(error, {
-        route: context.routePath,
-        method: request.method,
-        status,
-        path: request.path,
-        mechanism: `onRequestError:${context.routeType}`,
-      }),
-    );
-  // A page that throws is answered 500, and _error shows this report's id: report it now. An API
-  // route's error is reported by the status it was answered with (answered-status.ts): a client
-  // error Next throws itself (400 "Invalid JSON") is not this app's failure. Without the app's
-  // server there is no answer to wait for, and it counts as a 500.
-  if (context.routeType !== 'route' || !whenAnswered(request.headers, report)) report(500);
+  if (process.env.NEXT_RUNTIME === 'nodejs') {
+    const { reportRequestError } = await import('./lib/reporting/node/next-hooks');
+    await reportRequestError(error, request, context);
+  }
 };

@@ -6,7 +6,7 @@ import Document, {
   Main,
   NextScript,
 } from 'next/document';
-import { type TraceMeta, traceMetaOf } from '../lib/reporting/node/trace-meta';
+import { type TraceMeta, traceMetaOf } from '../lib/reporting/trace-meta';
 
 type Props = DocumentInitialProps & { trace: TraceMeta | null };
 

@@ -7,7 +7,7 @@ import { serverError } from '../components/error-screen/copy/server-error';
 import { type ErrorKind, errorKindFor, statusFromContext } from '../lib/errors/status';
 import { sameOriginPath } from '../lib/http/same-origin-path';
 import { reportBrowserError } from '../lib/reporting/browser/reporter';
-import { reportThroughServerHook } from '../lib/reporting/node/hook';
+import { reportThroughServerHook } from '../lib/reporting/server-hook';
 
 export interface ErrorPageProps {
   statusCode?: number;

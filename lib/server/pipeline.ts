@@ -24,7 +24,7 @@ import { securityHeaderSetter } from '../http/security-headers';
 import { createRequestCounter, type RequestCounter } from '../lifecycle/graceful-shutdown';
 import { errorFields, log } from '../log/logger';
 import { rememberResponse } from '../reporting/node/answered-status';
-import { reportThroughServerHook } from '../reporting/node/hook';
+import { reportThroughServerHook } from '../reporting/server-hook';
 import type { Tunnel } from '../reporting/tunnel';
 import { ROUTES } from '../metrics/http-route';
 import { noteReference } from '../reporting/node/request-reference';

@@ -21,7 +21,7 @@ import {
 } from '@sentry/core';
 import { methodLabel, routeOf } from '../metrics/http-route';
 import { recordInheritedSampled } from '../metrics/record';
-import { TRACE_META, type TraceMeta } from '../reporting/node/trace-meta';
+import { TRACE_META, type TraceMeta } from '../reporting/trace-meta';
 import { createTraceBudget, type TraceBudget } from './trace-budget';
 
 export interface RequestTracerOptions {

@@ -1,11 +1,11 @@
 // Server-side error reports: one per error object, with a reference id _error can show. Through
 // Sentry (./sentry-client.ts, loaded only when there is a DSN) or else as one JSON line on stderr.
-// Initialised by instrumentation.ts; reached by everything else through ./hook.ts.
+// Initialised by instrumentation.ts; reached by everything else through ../server-hook.ts.
 import { errorFields, log } from '../../log/logger';
 import { recordReport } from '../../metrics/record';
 import { markReported, newEventId, referenceOf } from '../reference';
 import { asRoute, scrubFields, scrubUrl } from '../scrub';
-import { installServerReporter, type ServerErrorContext } from './hook';
+import { installServerReporter, type ServerErrorContext } from '../server-hook';
 import type { SentrySender } from './sentry-client';
 
 export interface ServerReportingConfig {

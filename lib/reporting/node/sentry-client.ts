@@ -15,7 +15,7 @@ import { recordReport, recordTransaction, statusClass } from '../../metrics/reco
 import { DATA_COLLECTION } from '../data-collection';
 import { shortReference } from '../reference';
 import { scrubEvent, scrubTransaction } from '../scrub';
-import type { ServerErrorContext } from './hook';
+import type { ServerErrorContext } from '../server-hook';
 import { makeServerTransport, QUEUED_STATUS } from './transport';
 
 const FLUSH_TIMEOUT_MS = 2000;

@@ -2,7 +2,7 @@
 // answers what, and that every answer passes the stages before it.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
-import { installServerReporter, serverReporterSlot } from '../../../../lib/reporting/node/hook';
+import { installServerReporter, serverReporterSlot } from '../../../../lib/reporting/server-hook';
 import type { Tunnel } from '../../../../lib/reporting/tunnel';
 import { Histogram, Registry } from 'prom-client';
 import { createRequestObserver } from '../../../../lib/server/observe-requests';

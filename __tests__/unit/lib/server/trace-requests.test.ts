@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { type Event, parseEnvelope } from '@sentry/core';
 import { lifecycleState, resetLifecycle } from '../../../../lib/lifecycle/state';
 import { createSentrySender } from '../../../../lib/reporting/node/sentry-client';
-import { type TraceMeta, traceMetaOf } from '../../../../lib/reporting/node/trace-meta';
+import { type TraceMeta, traceMetaOf } from '../../../../lib/reporting/trace-meta';
 import { createRequestTracer } from '../../../../lib/server/trace-requests';
 
 let ingest: Server;

@@ -1,6 +1,6 @@
 import { referenceOf } from '../../../../../lib/reporting/reference';
 import { initServerReporting, reportServerError } from '../../../../../lib/reporting/node/reporter';
-import { reportThroughServerHook } from '../../../../../lib/reporting/node/hook';
+import { reportThroughServerHook } from '../../../../../lib/reporting/server-hook';
 
 let lines: string[];
 

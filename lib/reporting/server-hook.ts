@@ -1,6 +1,8 @@
 // How code that must not import the server SDK (the _error page, bundled for browsers too; the
 // compiled server entry) reaches the server reporter: one process slot, set by instrumentation.
-import { processSlot } from '../../process/slots';
+// Outside node/ on purpose: pages may import this file and nothing below lib/reporting/node/
+// (docs/module-boundaries.md; __tests__/unit/architecture/bundle-boundaries.test.ts checks).
+import { processSlot } from '../process/slots';
 
 export interface ServerErrorContext {
   /** The route file, e.g. `/api/orders` or `/orders/[id]`. */
