@@ -98,11 +98,18 @@ export default function nextConfig(phase: string): NextConfig {
       // (lib/reporting/browser/reporter.ts): errors and sessions for every visitor, and the same
       // with tracing for sampled ones. A dynamic import() would add webpack's chunk-loading runtime
       // to every page's first-load JS. The build id in the names makes them cacheable forever.
-      const reportingEntries: Record<string, { import: string; filename: string; layer?: string }> = {};
+      // `dependOn: undefined` says outright that each stands alone: under `npm run dev` Next gives a
+      // client entry that names none a dependency on its `main` entry, which dev does not have, and
+      // the compile then fails ("Entry app-shell-reporting depends on main").
+      const reportingEntries: Record<
+        string,
+        { import: string; filename: string; layer?: string; dependOn: undefined }
+      > = {};
       if (sdkFile)
         reportingEntries['app-shell-reporting'] = {
           import: path.join(__dirname, 'lib/reporting/browser/sdk-entry.ts'),
           filename: sdkFile,
+          dependOn: undefined,
         };
       if (tracingFile) {
         // In a webpack layer of its own, where Sentry's modules are separate copies built with
@@ -112,6 +119,7 @@ export default function nextConfig(phase: string): NextConfig {
           import: path.join(__dirname, 'lib/reporting/browser/tracing-entry.ts'),
           filename: tracingFile,
           layer: TRACING_LAYER,
+          dependOn: undefined,
         };
         config.module.rules.push({
           issuerLayer: TRACING_LAYER,

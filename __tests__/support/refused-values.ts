@@ -13,6 +13,7 @@ export const REFUSED: Record<string, string[] | null> = {
     'https://key:secret@host/1',
     'https://key@host/',
   ],
+  SENTRY_IN_DEVELOPMENT: ['true', 'yes', '2', 'on'],
   SENTRY_ENVIRONMENT: null,
   SENTRY_RELEASE: null,
   SENTRY_TUNNEL_PATH: ['tunnel', '/a', '/api', '/_next', '/with/slash', `/${'x'.repeat(70)}`],

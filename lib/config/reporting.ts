@@ -13,10 +13,21 @@ export interface ReportingConfig {
   tracesSampleRate: number;
 }
 
+/**
+ * Whether a development server leaves SENTRY_DSN unused: unless SENTRY_IN_DEVELOPMENT=1, errors
+ * made while coding stay on the developer's screen (Next's overlay, the terminal) and out of the
+ * production project's issues and alerts.
+ */
+export function quietInDevelopment(env: Env, dev: boolean): boolean {
+  return dev && readVariable('sentryInDevelopment', env, []) !== '1';
+}
+
 /** Throws one line naming every bad variable. */
 export function readReportingConfig(env: Env, { dev }: { dev: boolean }): ReportingConfig {
   const problems: string[] = [];
-  const dsn = readVariable('sentryDsn', env, problems);
+  const dsnSet = readVariable('sentryDsn', env, problems);
+  readVariable('sentryInDevelopment', env, problems);
+  const dsn = quietInDevelopment(env, dev) ? null : dsnSet;
   const tunnelPath = readVariable('sentryTunnelPath', env, problems);
   const environment =
     readVariable('sentryEnvironment', env, problems) ?? (dev ? 'development' : 'production');

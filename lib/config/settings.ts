@@ -5,6 +5,7 @@
 import { errorFields, log } from '../log/logger';
 import { processSlot } from '../process/slots';
 import { buildDsn } from './build-values';
+import { quietInDevelopment } from './reporting';
 import { readVariable, START_KEYS, VARIABLES, type Env, type StartKey, type ValueOf } from './variables';
 
 /** Each start-time row of ./variables.ts under its key, with its checked value. */
@@ -47,7 +48,7 @@ function serverDsn(atStart: string | null, atBuild: string | null, problems: str
 /** Throws one error whose message names every bad variable. */
 export function readSettings(
   env: Env,
-  { dsnAtBuild = buildDsn() }: { dsnAtBuild?: string | null } = {},
+  { dsnAtBuild = buildDsn(), dev = false }: { dsnAtBuild?: string | null; dev?: boolean } = {},
 ): Settings {
   const problems: string[] = [];
   const values: Partial<Record<StartKey, unknown>> = {};
@@ -56,7 +57,10 @@ export function readSettings(
   const refused = (key: StartKey) =>
     problems.some((problem) => problem.startsWith(`${VARIABLES[key].name} `));
 
-  settings.sentryDsn = refused('sentryDsn') ? null : serverDsn(settings.sentryDsn, dsnAtBuild, problems);
+  settings.sentryDsn =
+    refused('sentryDsn') || quietInDevelopment(env, dev)
+      ? null
+      : serverDsn(settings.sentryDsn, dsnAtBuild, problems);
   for (const [warn, fail] of ORDERED_PAIRS) {
     if (!refused(warn) && !refused(fail) && settings[warn] >= settings[fail]) {
       problems.push(

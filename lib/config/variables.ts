@@ -182,6 +182,15 @@ export const VARIABLES = {
     check: dsn,
     fallback: null,
   }),
+  sentryInDevelopment: variable({
+    name: 'SENTRY_IN_DEVELOPMENT',
+    readAt: 'build and start',
+    group: 'reporting',
+    meaning:
+      "`1`: `npm run dev` reports to SENTRY_DSN like a production server. Otherwise a development server sends nothing: its server errors are one JSON line on stderr, browsers load no Sentry code, and Next's overlay shows each error. No effect on `npm run build` or `npm start`.",
+    check: oneOf('0', '1'),
+    fallback: '0',
+  }),
   sentryEnvironment: variable({
     name: 'SENTRY_ENVIRONMENT',
     readAt: 'build',

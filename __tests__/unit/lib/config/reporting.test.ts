@@ -17,6 +17,25 @@ describe('readReportingConfig', () => {
     ).toBe('staging');
   });
 
+  it('leaves the DSN out of a development build unless SENTRY_IN_DEVELOPMENT=1, so browsers load no SDK', () => {
+    expect(readReportingConfig({ SENTRY_DSN: DSN }, { dev: true })).toEqual({
+      dsn: null,
+      environment: 'development',
+      tunnelPath: null,
+      tracesSampleRate: 0,
+    });
+    expect(readReportingConfig({ SENTRY_DSN: DSN, SENTRY_IN_DEVELOPMENT: '1' }, { dev: true }).dsn).toBe(DSN);
+    expect(readReportingConfig({ SENTRY_DSN: DSN, SENTRY_IN_DEVELOPMENT: '0' }, { dev: false }).dsn).toBe(
+      DSN,
+    );
+  });
+
+  it('refuses a SENTRY_IN_DEVELOPMENT other than 0 or 1, in a production build too', () => {
+    expect(() => readReportingConfig({ SENTRY_IN_DEVELOPMENT: 'true' }, { dev: false })).toThrow(
+      /^Invalid error-reporting configuration: SENTRY_IN_DEVELOPMENT must be 0 or 1/,
+    );
+  });
+
   it("defaults the tunnel path to Sentry's hash of the DSN, which filter lists cannot match", () => {
     const config = readReportingConfig({ SENTRY_DSN: DSN }, { dev: false });
     // Sentry's getTunnelPath of DSN, worked out once by hand and written down here.

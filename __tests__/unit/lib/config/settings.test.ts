@@ -48,6 +48,7 @@ describe('readSettings', () => {
       logLevel: 'info',
       livenessWedgeMs: 10_000,
       sentryDsn: null,
+      sentryInDevelopment: '0',
       distDir: '.next',
       fleetPeers: null,
       fleetFetchTimeoutMs: 3000,
@@ -174,6 +175,19 @@ describe('readSettings', () => {
     it("is the build's when none is given at start", () => {
       expect(readSettings({}, { dsnAtBuild: DSN }).sentryDsn).toBe(DSN);
       expect(readSettings({}, NO_BUILD_DSN).sentryDsn).toBeNull();
+    });
+
+    it('is none under `npm run dev`, so errors made while coding reach no project, unless SENTRY_IN_DEVELOPMENT=1', () => {
+      expect(readSettings({ SENTRY_DSN: DSN }, { dsnAtBuild: DSN, dev: true }).sentryDsn).toBeNull();
+      expect(readSettings({}, { dsnAtBuild: DSN, dev: true }).sentryDsn).toBeNull();
+      expect(
+        readSettings({ SENTRY_DSN: DSN, SENTRY_IN_DEVELOPMENT: '1' }, { dsnAtBuild: DSN, dev: true })
+          .sentryDsn,
+      ).toBe(DSN);
+      // A production server never reads it.
+      expect(
+        readSettings({ SENTRY_DSN: DSN, SENTRY_IN_DEVELOPMENT: '0' }, { dsnAtBuild: DSN }).sentryDsn,
+      ).toBe(DSN);
     });
 
     it('stops the start when it differs from the build, since the tunnel would refuse every envelope', () => {
