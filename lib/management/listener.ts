@@ -133,7 +133,15 @@ export async function startManagement(options: ManagementOptions): Promise<Manag
           port = message.port;
           resolve(worker);
         } else {
-          reject(new Error(`the management listener could not listen: ${message.message}`));
+          // The code travels with it, so the server can say "port in use" in one line (lib/server/cannot-start.ts).
+          reject(
+            Object.assign(new Error(`the management listener could not listen: ${message.message}`), {
+              code: message.code,
+              syscall: 'listen',
+              port: options.port,
+              setting: 'MANAGEMENT_PORT',
+            }),
+          );
           void worker.terminate();
         }
       });

@@ -19,7 +19,9 @@ export interface ManagementWorkerData {
 
 /** What the worker tells the main thread. */
 export type ManagementMessage =
-  { kind: 'listening'; port: number } | { kind: 'failed'; message: string } | { kind: 'scrape' };
+  | { kind: 'listening'; port: number }
+  | { kind: 'failed'; message: string; code?: string }
+  | { kind: 'scrape' };
 
 /** What the main thread answers a scrape with. */
 export type ScrapeAnswer =
@@ -167,8 +169,12 @@ if (parentPort && workerData) {
   const data = workerData as ManagementWorkerData;
   const port = parentPort;
   const server = managementServer(data, data.metrics ? scraper(askMainThread(port)) : null);
-  server.on('error', (error) =>
-    port.postMessage({ kind: 'failed', message: error.message } satisfies ManagementMessage),
+  server.on('error', (error: NodeJS.ErrnoException) =>
+    port.postMessage({
+      kind: 'failed',
+      message: error.message,
+      ...(typeof error.code === 'string' ? { code: error.code } : {}),
+    } satisfies ManagementMessage),
   );
   server.listen(data.port, data.host, () => {
     const address = server.address();

@@ -171,6 +171,10 @@ export function createPipeline({
   // (Read by handleRequest above, which only runs once the server has requests.)
   const connections = limitConnections(server, settings.maxConnections);
   guardConnections(server, next.upgrade);
-  server.on('error', (error) => log('error', 'server.error_event', { error: errorFields(error) }));
+  server.on('error', (error) => {
+    // Before it listens, the only error is a failure to listen: the start says that, in one line
+    // (./cannot-start.ts), and a second line with a stack would bury it.
+    if (server.listening) log('error', 'server.error_event', { error: errorFields(error) });
+  });
   return { server, requests, connections };
 }

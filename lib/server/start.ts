@@ -4,7 +4,7 @@
 // reads the settings, builds the pipeline and listens. Compiled by `npm run build`
 // (tsconfig.server.json) to dist/lib/server/start.js, which `npm start` runs.
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { loadEnvConfig } from '@next/env';
@@ -18,13 +18,14 @@ import { captureConsole } from '../log/console';
 import { startManagement, type Management } from '../management/listener';
 import { guardStream } from '../log/destination';
 import { errorFields, log, setLogLevel } from '../log/logger';
-import { reportThroughServerHook } from '../reporting/node/hook';
+import { reportThroughServerHook } from '../reporting/server-hook';
 import type { Metrics } from '../metrics/registry';
 import type { Tunnel } from '../reporting/tunnel';
 import type { ReportQueue } from '../reporting/queue/queue';
 import type { Fleet } from '../fleet/stage';
 import { readApiRoutes } from './api-routes';
 import { adoptBuildValues } from './build-output';
+import { CannotStart, cannotStartReason, sayCannotStart } from './cannot-start';
 import { createRequestObserver } from './observe-requests';
 import { createPipeline } from './pipeline';
 import { readPublicFiles } from './public-files';
@@ -80,11 +81,27 @@ function configure(dev: boolean): { settings: Settings; distDir: string } {
     error: (...args: unknown[]) => log('error', 'config.env_failed', { message: args.join(' ').trim() }),
   });
   const distDir = readVariable('distDir', process.env, []);
-  adoptBuildValues({ root: ROOT, dev, distDir });
-  const settings = readSettings(process.env);
+  // Before Next loads: asked to start with no build, it would first compile next.config.ts.
+  if (!dev && !existsSync(path.join(ROOT, distDir, 'BUILD_ID')))
+    throw new CannotStart(
+      `No production build in ${distDir}/: run \`npm run build\` first, then \`npm start\`.`,
+    );
+  const settings = settingsProblem(() => {
+    adoptBuildValues({ root: ROOT, dev, distDir });
+    return readSettings(process.env, { dev });
+  });
   installSettings(settings);
   setLogLevel(settings.logLevel);
   return { settings, distDir };
+}
+
+/** A setting refused while reading them (one line naming every bad variable) is the person's to fix. */
+function settingsProblem<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    throw error instanceof Error ? new CannotStart(error.message) : error;
+  }
 }
 
 /**
@@ -245,7 +262,8 @@ export async function main({ dev }: { dev: boolean }): Promise<void> {
   server.once('close', () => fleet?.stop());
 
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    // Named, so a port in use is said as the setting to change (./cannot-start.ts).
+    server.once('error', (error) => reject(Object.assign(error, { setting: 'PORT' })));
     server.listen(settings.port, settings.host, resolve);
   });
   const address = server.address();
@@ -287,11 +305,15 @@ function installProcessHandlers({ dev }: { dev: boolean }): void {
   process.on('uncaughtException', (error) => reportProcessError(error, 'uncaught_exception'));
 }
 
-if (require.main === module) {
-  const dev = process.argv.includes('--dev');
+/** The command line's way in: `npm start` (through scripts/start.js) and `npm run dev`. */
+export function runServer({ dev }: { dev: boolean }): void {
   installProcessHandlers({ dev });
   main({ dev }).catch((error: unknown) => {
-    log('error', 'server.start_failed', { error: errorFields(error) });
+    const reason = cannotStartReason(error);
+    if (reason) sayCannotStart(reason);
+    else log('error', 'server.start_failed', { error: errorFields(error) });
     process.exit(1);
   });
 }
+
+if (require.main === module) runServer({ dev: process.argv.includes('--dev') });

@@ -229,10 +229,11 @@ describe('Dockerfile', () => {
     expect(healthcheck).toContain('CMD ["node", "-e", ');
     expect(healthcheck).toContain('/api/health/live');
     expect(instructions.at(-1)).toBe('CMD ["node", "dist/lib/server/start.js"]');
-    // `exec`: npm's shell becomes the server, so a SIGTERM npm forwards reaches it.
-    expect(JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts.start).toBe(
-      'exec node dist/lib/server/start.js',
-    );
+    // `exec`: npm's shell becomes the server, so a SIGTERM npm forwards reaches it. (scripts/start.js
+    // loads the compiled server in its own process, after checking there is one.)
+    const { scripts } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+    expect(scripts.start).toBe('exec node scripts/start.js');
+    expect(scripts.dev).toMatch(/&& exec node dist\/lib\/server\/start\.js --dev$/);
   });
 
   it('carries the build files of PREVIOUS_IMAGE, from where the runtime stage keeps them, and builds without one', () => {

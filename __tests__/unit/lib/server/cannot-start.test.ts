@@ -1,0 +1,95 @@
+import { CannotStart, cannotStartReason, sayCannotStart } from '../../../../lib/server/cannot-start';
+
+afterEach(() => jest.restoreAllMocks());
+
+/** The JSON lines the logger writes to stderr while `run` runs. */
+function captureLogLines(run: () => void): unknown[] {
+  const stderr = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
+  run();
+  return stderr.mock.calls.map(([line]) => JSON.parse(String(line)) as unknown);
+}
+
+/** A listen failure as node:net makes it, with the setting the server names it by. */
+function listenFailure(code: string, port: number, setting?: string) {
+  return Object.assign(new Error(`listen ${code}: 0.0.0.0:${port}`), {
+    code,
+    syscall: 'listen',
+    port,
+    ...(setting ? { setting } : {}),
+  });
+}
+
+describe('cannotStartReason', () => {
+  it('is the sentence of a CannotStart', () => {
+    expect(
+      cannotStartReason(new CannotStart('No production build in .next/: run `npm run build` first.')),
+    ).toBe('No production build in .next/: run `npm run build` first.');
+  });
+
+  it('names the port in use and the setting that chose it', () => {
+    expect(cannotStartReason(listenFailure('EADDRINUSE', 3000, 'PORT'))).toBe(
+      'Port 3000 is already in use (PORT): stop what listens there, or start with PORT set to a free port.',
+    );
+    expect(cannotStartReason(listenFailure('EADDRINUSE', 9464, 'MANAGEMENT_PORT'))).toMatch(
+      /^Port 9464 is already in use \(MANAGEMENT_PORT\): .* MANAGEMENT_PORT set to a free port\.$/,
+    );
+  });
+
+  it('says a port below 1024 needs another user or another port', () => {
+    expect(cannotStartReason(listenFailure('EACCES', 80, 'PORT'))).toMatch(
+      /^This user may not listen on port 80 \(PORT\)/,
+    );
+  });
+
+  it('leaves every other failure to the log with its stack', () => {
+    expect(cannotStartReason(new Error('boom'))).toBeNull();
+    expect(
+      cannotStartReason(Object.assign(new Error('x'), { code: 'EADDRINUSE', syscall: 'connect', port: 1 })),
+    ).toBeNull();
+    expect(cannotStartReason(listenFailure('EMFILE', 3000, 'PORT'))).toBeNull();
+    expect(cannotStartReason(undefined)).toBeNull();
+    expect(cannotStartReason('a string')).toBeNull();
+  });
+
+  it('never throws, even for an error that throws when read', () => {
+    const hostile = new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error('no');
+        },
+      },
+    );
+    expect(cannotStartReason(hostile)).toBeNull();
+  });
+});
+
+describe('sayCannotStart', () => {
+  it('writes the sentence alone at a terminal', () => {
+    const written: string[] = [];
+    sayCannotStart('Run `npm run build` first.', {
+      isTTY: true,
+      write: (text: string) => written.push(text) > 0,
+    });
+    expect(written).toEqual(['Run `npm run build` first.\n']);
+  });
+
+  it('writes one JSON log line elsewhere, without a stack', () => {
+    const written: string[] = [];
+    const lines = captureLogLines(() =>
+      sayCannotStart('Run `npm run build` first.', {
+        isTTY: false,
+        write: (text: string) => written.push(text) > 0,
+      }),
+    );
+    expect(written).toEqual([]);
+    expect(lines).toEqual([
+      expect.objectContaining({
+        level: 'error',
+        event: 'server.cannot_start',
+        message: 'Run `npm run build` first.',
+      }),
+    ]);
+    expect(JSON.stringify(lines)).not.toMatch(/stack/);
+  });
+});
