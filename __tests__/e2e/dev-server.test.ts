@@ -1,0 +1,296 @@
+/**
+ * `npm run dev` as a product team first meets it: a clean checkout (this repository's files, with
+ * the installed node_modules beside them and nothing built), a product page added, then the pages,
+ * the error screens, Next's overlay and hot reload in Chromium. The suite runs on Node 20 and
+ * Node 24 (.ci/run); the dev server here runs on the Node running the tests.
+ */
+import { spawnSync } from 'node:child_process';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Browser } from 'playwright-core';
+import { startServerProcess, type ServerProcess } from '../../scripts/lib/server-process';
+import { launchBrowser, openWatchedPage } from '../support/browser';
+import { type Ingest, startIngest } from '../support/ingest';
+import { ROOT } from '../support/paths';
+import { freePort } from '../support/server';
+import { until } from '../support/until';
+
+// The first compile of each page takes seconds on two cores.
+jest.setTimeout(240_000);
+
+const PRODUCT_PAGE = `import { useState } from 'react';
+
+export default function BarsDev() {
+  const [count, setCount] = useState(0);
+  return (
+    <main>
+      <h1>Bars in development</h1>
+      <button type="button" onClick={() => setCount(count + 1)}>
+        Counted {count}
+      </button>
+    </main>
+  );
+}
+`;
+
+const THROWING_PAGE = `export default function ThrowsDev(): never {
+  throw new Error('thrown on purpose while developing');
+}
+
+export const getServerSideProps = () => ({ props: {} });
+`;
+
+/** This repository's files as a clean clone has them (tracked, plus new files not ignored), nothing built. */
+function cleanCheckout(): string {
+  const listed = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (listed.status !== 0) throw new Error(`git ls-files failed: ${listed.stderr}`);
+  const checkout = mkdtempSync(path.join(os.tmpdir(), 'app-shell-dev-'));
+  for (const file of listed.stdout.split('\0').filter(Boolean)) {
+    const from = path.join(ROOT, file);
+    // A tracked file deleted in the working tree is gone from the checkout too.
+    if (!existsSync(from)) continue;
+    mkdirSync(path.dirname(path.join(checkout, file)), { recursive: true });
+    cpSync(from, path.join(checkout, file));
+  }
+  // What `npm ci` installed for the README's test command, shared rather than installed again.
+  symlinkSync(path.join(ROOT, 'node_modules'), path.join(checkout, 'node_modules'), 'dir');
+  return checkout;
+}
+
+/** The environment a newcomer's shell has, with this Node first on PATH (so Node 24 runs Node 24). */
+function newcomerEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ''}`,
+    NEXT_TELEMETRY_DISABLED: '1',
+    ...extra,
+  };
+  // Set by the test runner, never by a newcomer's shell.
+  for (const name of ['NODE_ENV', 'NEXT_DIST_DIR', 'JEST_WORKER_ID', 'NODE_OPTIONS']) delete env[name];
+  return env;
+}
+
+/** `npm start` as typed: its exit code, and what it printed. */
+function npmStart(cwd: string) {
+  const result = spawnSync('npm', ['start'], {
+    cwd,
+    env: newcomerEnv({ PORT: '0', MANAGEMENT_PORT: '0', HOST: '127.0.0.1' }),
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  const lines = (text: string | null) => (text ?? '').split('\n').filter((line) => line.trim() !== '');
+  return { status: result.status, stdout: lines(result.stdout), stderr: lines(result.stderr) };
+}
+
+/** What a newcomer must see when `npm start` has nothing to start: one line, the fix in it, no stack. */
+function expectOneLineSayingBuildFirst(result: ReturnType<typeof npmStart>) {
+  expect(result.status).not.toBe(0);
+  expect(result.status).not.toBeNull();
+  // npm's own banner ("> next-app-shell@… start", "> exec node …") is npm's; the rest is ours.
+  const ours = [...result.stdout.filter((line) => !line.startsWith('> ')), ...result.stderr];
+  expect(ours).toHaveLength(1);
+  expect(ours[0]).toMatch(/run `npm run build` first/);
+  expect(ours.join('\n')).not.toMatch(/^\s+at /m);
+}
+
+let checkout: string;
+let server: ServerProcess;
+let browser: Browser;
+let ingest: Ingest;
+let checkoutBuiltBeforeDev: boolean;
+let startBeforeBuild: ReturnType<typeof npmStart>;
+
+beforeAll(async () => {
+  checkout = cleanCheckout();
+  checkoutBuiltBeforeDev =
+    existsSync(path.join(checkout, 'dist')) || existsSync(path.join(checkout, '.next'));
+  startBeforeBuild = npmStart(checkout);
+  writeFileSync(path.join(checkout, 'pages/bars-dev.tsx'), PRODUCT_PAGE);
+  writeFileSync(path.join(checkout, 'pages/throws-dev.tsx'), THROWING_PAGE);
+  // A DSN is set, as a team's .env may well carry: a development server must still send nothing.
+  ingest = await startIngest(await freePort());
+  server = await startServerProcess({
+    command: 'npm',
+    args: ['run', 'dev'],
+    cwd: checkout,
+    env: newcomerEnv({
+      HOST: '127.0.0.1',
+      SENTRY_DSN: `http://publickey@127.0.0.1:${ingest.port}/1`,
+    }) as Record<string, string>,
+    readyPath: '/api/health/live',
+    timeoutMs: 180_000,
+  });
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  await ingest?.stop();
+  if (checkout) rmSync(checkout, { recursive: true, force: true });
+});
+
+it('starts from a checkout with nothing built', () => {
+  expect(checkoutBuiltBeforeDev).toBe(false);
+});
+
+it('says in one line to build first when `npm start` has no build', () => {
+  expectOneLineSayingBuildFirst(startBeforeBuild);
+});
+
+it('serves a product page, with its heading', async () => {
+  const response = await fetch(`${server.url}/bars-dev`);
+  expect(response.status).toBe(200);
+  expect(await response.text()).toContain('<h1>Bars in development</h1>');
+});
+
+it('answers an unknown path 404 with "Page not found"', async () => {
+  const response = await fetch(`${server.url}/no-such-page-here`);
+  expect(response.status).toBe(404);
+  expect(await response.text()).toMatch(/<h1[^>]*>Page not found<\/h1>/);
+});
+
+it('answers /api/health 200', async () => {
+  const response = await fetch(`${server.url}/api/health`);
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toMatch(/^application\/health\+json/);
+  // Webpack compiles on the server's own event loop in dev, so its delay check may well warn.
+  expect(['pass', 'warn']).toContain(((await response.json()) as { status: string }).status);
+});
+
+it('shows a page that throws as a 500 with Next’s overlay and its stack, and sends no report', async () => {
+  const watched = await openWatchedPage(browser);
+  try {
+    const response = await watched.page.goto(`${server.url}/throws-dev`);
+    expect(response?.status()).toBe(500);
+    // The overlay lives in a shadow root under <nextjs-portal>; Playwright's locators reach into it.
+    await watched.page.locator('nextjs-portal').waitFor({ state: 'attached', timeout: 60_000 });
+    await expect(
+      watched.page.getByText('thrown on purpose while developing').first().waitFor({ timeout: 60_000 }),
+    ).resolves.toBeUndefined();
+    await expect(
+      watched.page
+        .getByText(/pages[\\/]throws-dev\.tsx/)
+        .first()
+        .waitFor({ timeout: 30_000 }),
+    ).resolves.toBeUndefined();
+  } finally {
+    await watched.close();
+  }
+  // One line in the log for it, and nothing sent: reports from dev only with SENTRY_IN_DEVELOPMENT=1.
+  await until(
+    () => /"event":"server\.error"[^\n]*thrown on purpose while developing/.test(server.output()),
+    10_000,
+  );
+  const reported = server
+    .output()
+    .split('\n')
+    .filter((line) => line.includes('"event":"server.error"') && line.includes('thrown on purpose'));
+  expect(reported).toHaveLength(1);
+  expect(ingest.envelopes).toHaveLength(0);
+});
+
+it('hydrates a product page, and brings an edit by hot reload, in the same document with its state', async () => {
+  const watched = await openWatchedPage(browser);
+  const { page } = watched;
+  try {
+    await page.goto(`${server.url}/bars-dev`);
+    const button = page.getByRole('button', { name: /Counted/ });
+    // A click changes the count only once React has hydrated the page.
+    await until(
+      async () => {
+        await button.click();
+        return /Counted [1-9]/.test(await button.innerText());
+      },
+      60_000,
+      250,
+    );
+    const counted = await button.innerText();
+    await page.evaluate(() => {
+      (window as unknown as { __sameDocument: boolean }).__sameDocument = true;
+    });
+
+    const file = path.join(checkout, 'pages/bars-dev.tsx');
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8').replace('Bars in development', 'Bars, edited while running'),
+    );
+    await page.getByRole('heading', { name: 'Bars, edited while running' }).waitFor({ timeout: 60_000 });
+
+    expect(
+      await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument),
+    ).toBe(true);
+    expect(await page.evaluate(() => performance.getEntriesByType('navigation').length)).toBe(1);
+    // Fast Refresh keeps a component's state across an edit that leaves its hooks alone.
+    expect(await button.innerText()).toBe(counted);
+    expect(watched.pageErrors).toEqual([]);
+    expect(await watched.cspViolations()).toEqual([]);
+  } finally {
+    await watched.close();
+  }
+});
+
+it('shows "Page not found" in the browser for an unknown path', async () => {
+  const watched = await openWatchedPage(browser);
+  try {
+    const response = await watched.page.goto(`${server.url}/another/unknown/path`);
+    expect(response?.status()).toBe(404);
+    await watched.page.getByRole('heading', { name: 'Page not found' }).waitFor({ timeout: 30_000 });
+  } finally {
+    await watched.close();
+  }
+});
+
+it('says in one line to build first when `npm start` finds only the dev server’s output', async () => {
+  expect(await server.stop()).toBe(0);
+  expect(existsSync(path.join(checkout, 'dist/lib/server/start.js'))).toBe(true);
+  expectOneLineSayingBuildFirst(npmStart(checkout));
+});
+
+it('reports from dev when SENTRY_IN_DEVELOPMENT=1 asks, the browser’s SDK included', async () => {
+  const loud = await startServerProcess({
+    command: 'npm',
+    args: ['run', 'dev'],
+    cwd: checkout,
+    env: newcomerEnv({
+      HOST: '127.0.0.1',
+      SENTRY_DSN: `http://publickey@127.0.0.1:${ingest.port}/1`,
+      SENTRY_IN_DEVELOPMENT: '1',
+    }) as Record<string, string>,
+    readyPath: '/api/health/live',
+    timeoutMs: 180_000,
+  });
+  const watched = await openWatchedPage(browser);
+  try {
+    expect((await fetch(`${loud.url}/throws-dev`)).status).toBe(500);
+    await ingest.waitFor(() => ingest.eventsWithMessage('thrown on purpose while developing')[0], 30_000);
+    expect(ingest.eventsWithMessage('thrown on purpose while developing')[0]).toMatchObject({
+      environment: 'development',
+    });
+    // The browser's SDK is a webpack entry of its own; under dev it must still compile and load.
+    await watched.page.goto(`${loud.url}/bars-dev`);
+    await until(
+      () =>
+        watched.page.evaluate(() => (window as unknown as { __sdkLoaded?: boolean }).__sdkLoaded === true),
+      60_000,
+      100,
+    );
+  } finally {
+    await watched.close();
+    expect(await loud.stop()).toBe(0);
+  }
+});
