@@ -107,6 +107,22 @@ function expectOneLineSayingBuildFirst(result: ReturnType<typeof npmStart>) {
   expect(ours.join('\n')).not.toMatch(/^\s+at /m);
 }
 
+/** `npm run dev` in the checkout, with a DSN pointing at the test's ingest, as a team's .env may carry. */
+function npmRunDev(extra: Record<string, string>): Promise<ServerProcess> {
+  return startServerProcess({
+    command: 'npm',
+    args: ['run', 'dev'],
+    cwd: checkout,
+    env: newcomerEnv({
+      HOST: '127.0.0.1',
+      SENTRY_DSN: `http://publickey@127.0.0.1:${ingest.port}/1`,
+      ...extra,
+    }) as Record<string, string>,
+    readyPath: '/api/health/live',
+    timeoutMs: 180_000,
+  });
+}
+
 let checkout: string;
 let server: ServerProcess;
 let browser: Browser;
@@ -121,19 +137,9 @@ beforeAll(async () => {
   startBeforeBuild = npmStart(checkout);
   writeFileSync(path.join(checkout, 'pages/bars-dev.tsx'), PRODUCT_PAGE);
   writeFileSync(path.join(checkout, 'pages/throws-dev.tsx'), THROWING_PAGE);
-  // A DSN is set, as a team's .env may well carry: a development server must still send nothing.
+  // A development server must send nothing to it (SENTRY_IN_DEVELOPMENT unset).
   ingest = await startIngest(await freePort());
-  server = await startServerProcess({
-    command: 'npm',
-    args: ['run', 'dev'],
-    cwd: checkout,
-    env: newcomerEnv({
-      HOST: '127.0.0.1',
-      SENTRY_DSN: `http://publickey@127.0.0.1:${ingest.port}/1`,
-    }) as Record<string, string>,
-    readyPath: '/api/health/live',
-    timeoutMs: 180_000,
-  });
+  server = await npmRunDev({});
   browser = await launchBrowser();
 });
 
@@ -262,18 +268,7 @@ it('says in one line to build first when `npm start` finds only the dev serverâ€
 });
 
 it('reports from dev when SENTRY_IN_DEVELOPMENT=1 asks, the browserâ€™s SDK included', async () => {
-  const loud = await startServerProcess({
-    command: 'npm',
-    args: ['run', 'dev'],
-    cwd: checkout,
-    env: newcomerEnv({
-      HOST: '127.0.0.1',
-      SENTRY_DSN: `http://publickey@127.0.0.1:${ingest.port}/1`,
-      SENTRY_IN_DEVELOPMENT: '1',
-    }) as Record<string, string>,
-    readyPath: '/api/health/live',
-    timeoutMs: 180_000,
-  });
+  const loud = await npmRunDev({ SENTRY_IN_DEVELOPMENT: '1' });
   const watched = await openWatchedPage(browser);
   try {
     expect((await fetch(`${loud.url}/throws-dev`)).status).toBe(500);
