@@ -25,6 +25,8 @@ cp -R "$dist/static" "$dest/$dist/static"
 if [ -f "$dist/carried-builds.json" ]; then
   cp "$dist/carried-builds.json" "$dest/$dist/carried-builds.json"
 fi
+# The balancer's pages (docs/unavailable-screens.md): a balancer in front of the image serves them.
+cp -R "$dist/error-pages" "$dest/$dist/error-pages"
 cp -R public "$dest/public"
 if [ ! -f dist/lib/server/start.js ]; then
   echo "No compiled server in dist/: run npm run build first." >&2

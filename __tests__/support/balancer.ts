@@ -24,8 +24,15 @@ function haproxyPath(): string {
   throw new Error('HAProxy is not installed: run `bash scripts/ensure-test-tools.sh`');
 }
 
-/** `backends` maps a name to an instance's base URL (http://127.0.0.1:PORT). */
-export async function startBalancer(backends: Record<string, string>): Promise<Balancer> {
+/**
+ * `backends` maps a name to an instance's base URL (http://127.0.0.1:PORT). `errorPages`: a build's
+ * error-pages/ folder, whose errorfiles the balancer answers with when it cannot reach an instance,
+ * as deploy/haproxy/haproxy.cfg has it do.
+ */
+export async function startBalancer(
+  backends: Record<string, string>,
+  { errorPages }: { errorPages?: string } = {},
+): Promise<Balancer> {
   const port = await freePort();
   const folder = mkdtempSync(path.join(tmpdir(), 'balancer-'));
   const servers = Object.entries(backends).map(([name, base]) => {
@@ -44,6 +51,9 @@ export async function startBalancer(backends: Record<string, string>): Promise<B
     // A connection an instance refuses (it has just stopped) is tried on another one.
     '  retries 2',
     '  option redispatch 1',
+    ...(errorPages
+      ? [502, 503, 504].map((status) => `  errorfile ${status} ${path.join(errorPages, `${status}.http`)}`)
+      : []),
     'frontend visitors',
     `  bind 127.0.0.1:${port}`,
     '  default_backend app',

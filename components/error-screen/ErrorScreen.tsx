@@ -27,7 +27,9 @@ export function ErrorScreen({ copy, reference, retryHref, onRetry }: ErrorScreen
         <title>{title}</title>
         <meta name="robots" content="noindex" />
       </Head>
-      <main className="es-main">
+      {/* data-screen names the state for machines: tests, and browsers' code that must tell our
+          screens from someone else's. */}
+      <main className="es-main" data-screen={kind}>
         <h1 className="es-heading">{copy.heading}</h1>
         {copy.paragraphs.map((text) => (
           <p className="es-p" key={text}>

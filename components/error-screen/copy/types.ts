@@ -4,8 +4,14 @@
 // codes, no blame, always a next step.
 import type { ErrorKind } from '../../../lib/errors/status';
 
+/**
+ * Every screen: the four a request inside the app can end on, and `unavailable`, shown when the
+ * app cannot answer at all (the balancer's pages, docs/unavailable-screens.md).
+ */
+export type ScreenKind = ErrorKind | 'unavailable';
+
 export interface ScreenCopy {
-  kind: ErrorKind;
+  kind: ScreenKind;
   /** The one <h1>; also the start of the <title>. */
   heading: string;
   paragraphs: string[];

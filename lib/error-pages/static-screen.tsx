@@ -1,0 +1,34 @@
+// A screen as one standalone HTML document with no JavaScript and nothing to load: its style inline,
+// and a refresh that asks for the page again. For the balancer's pages (./balancer-pages.ts), which
+// are served while no instance of the app can answer, so they can fetch nothing from it.
+import { renderToStaticMarkup } from 'react-dom/server';
+import { ErrorScreen } from '../../components/error-screen/ErrorScreen';
+import type { ScreenCopy } from '../../components/error-screen/copy/types';
+import { site } from '../config/site';
+
+export interface StaticScreen {
+  copy: ScreenCopy;
+  /** The build's own stylesheet, so the screen looks like every other screen of the app. */
+  css: string;
+  /** How often the page asks again, in seconds: a meta refresh, which needs no JavaScript. */
+  refreshSeconds: number;
+}
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
+const escapeHtml = (text: string) => text.replace(/[&<>"]/g, (char) => ESCAPES[char]!);
+
+export function staticScreenDocument({ copy, css, refreshSeconds }: StaticScreen): string {
+  // ErrorScreen's <Head> renders nothing outside Next: the head is written here.
+  const body = renderToStaticMarkup(<ErrorScreen copy={copy} />);
+  // A stylesheet cannot end the <style> element early, whatever it holds.
+  const style = css.replace(/<\/style/gi, '<\\/style');
+  return [
+    '<!DOCTYPE html><html lang="en"><head>',
+    '<meta charset="utf-8"><meta name="viewport" content="width=device-width">',
+    '<meta name="robots" content="noindex">',
+    `<meta http-equiv="refresh" content="${refreshSeconds}">`,
+    `<title>${escapeHtml(`${copy.heading} – ${site.serviceName}`)}</title>`,
+    `<style>${style}</style>`,
+    `</head><body><div id="__next">${body}</div></body></html>`,
+  ].join('');
+}
