@@ -4,20 +4,12 @@
 // docs/configuration.md are rendered from this table, and a unit test fails when they, or a
 // `process.env.X` anywhere in the code, disagree with it. Adding a setting is one row and its use.
 
-import { peerList } from '../fleet/peer-list';
+import type { Check } from './check';
+import { peerList } from './peer-list';
 
 export type Env = Record<string, string | undefined>;
 
-/** A non-empty value's reading: the value, or why it is refused (a sentence without the name). */
-export type Parsed<T> = { value: T } | { problem: string };
-
-export interface Check<T> {
-  /** What the check accepts, for the reference. */
-  accepts: string;
-  parse: (raw: string) => Parsed<T>;
-  /** False where a refused value may hold a secret: its problem then does not repeat it. */
-  echo?: false;
-}
+export type { Check, Parsed } from './check';
 
 export type ReadAt = 'build' | 'start' | 'build and start';
 

@@ -5,7 +5,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import http from 'node:http';
 import { isBuildId } from './names';
-import type { PeerSource } from './peer-list';
+import type { PeerSource } from '../config/peer-list';
 import { HOP_HEADER, IDENTITY_PATH } from './paths';
 
 /** How often peers are resolved and asked who they are. */

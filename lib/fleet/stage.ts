@@ -7,7 +7,7 @@ import { recordFleet, type FleetOutcome } from '../metrics/record';
 import { createDirectory, type Directory, type Identity } from './directory';
 import { HOP_HEADER, IDENTITY_PATH } from './paths';
 import { fetchFromPeer } from './forward';
-import type { PeerSource } from './peer-list';
+import type { PeerSource } from '../config/peer-list';
 import { isBuildId, STATIC_PREFIX, wantedFile, type Wanted } from './names';
 
 /** Larger than any file Next writes (its own warning for a page's data is at 128 KiB). */

@@ -1,7 +1,7 @@
 // FLEET_PEERS as the server reads it: the other instances of the fleet, as base URLs or as one DNS
 // name that resolves to every pod (a Kubernetes headless Service). Checked once with the other
-// settings (lib/config/variables.ts), so a bad list stops the start with one line.
-import type { Check } from '../config/variables';
+// settings (./variables.ts), so a bad list stops the start with one line.
+import type { Check } from './check';
 
 export type PeerSource =
   /** One instance: `http://10.0.3.7:3000`, as `http://host:port` with nothing after it. */
