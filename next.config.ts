@@ -98,18 +98,19 @@ export default function nextConfig(phase: string): NextConfig {
       // (lib/reporting/browser/reporter.ts): errors and sessions for every visitor, and the same
       // with tracing for sampled ones. A dynamic import() would add webpack's chunk-loading runtime
       // to every page's first-load JS. The build id in the names makes them cacheable forever.
-      // `dependOn: undefined` says outright that each stands alone: under `npm run dev` Next gives a
-      // client entry that names none a dependency on its `main` entry, which dev does not have, and
-      // the compile then fails ("Entry app-shell-reporting depends on main").
+      // Next makes each such entry depend on its `main` entry, so the files leave out what `main`
+      // already carries (some 11 KB). `npm run dev` has no `main` entry, and the compile fails
+      // ("Entry app-shell-reporting depends on main"): there, and only there, each stands alone.
+      const standAlone = dev ? { dependOn: undefined } : {};
       const reportingEntries: Record<
         string,
-        { import: string; filename: string; layer?: string; dependOn: undefined }
+        { import: string; filename: string; layer?: string; dependOn?: undefined }
       > = {};
       if (sdkFile)
         reportingEntries['app-shell-reporting'] = {
           import: path.join(__dirname, 'lib/reporting/browser/sdk-entry.ts'),
           filename: sdkFile,
-          dependOn: undefined,
+          ...standAlone,
         };
       if (tracingFile) {
         // In a webpack layer of its own, where Sentry's modules are separate copies built with
@@ -119,7 +120,7 @@ export default function nextConfig(phase: string): NextConfig {
           import: path.join(__dirname, 'lib/reporting/browser/tracing-entry.ts'),
           filename: tracingFile,
           layer: TRACING_LAYER,
-          dependOn: undefined,
+          ...standAlone,
         };
         config.module.rules.push({
           issuerLayer: TRACING_LAYER,
