@@ -1,6 +1,7 @@
 // Error-reporting settings: checked at build time (./build-time.ts, which inlines them into the
 // bundles) and SENTRY_DSN again when the server starts (./settings.ts). The checks are rows of
 // ./variables.ts.
+import { ConfigurationError } from './configuration-error';
 import { readVariable, type Env } from './variables';
 
 export interface ReportingConfig {
@@ -32,7 +33,8 @@ export function readReportingConfig(env: Env, { dev }: { dev: boolean }): Report
   const environment =
     readVariable('sentryEnvironment', env, problems) ?? (dev ? 'development' : 'production');
   const tracesSampleRate = readVariable('sentryTracesSampleRate', env, problems);
-  if (problems.length > 0) throw new Error(`Invalid error-reporting configuration: ${problems.join('; ')}.`);
+  if (problems.length > 0)
+    throw new ConfigurationError(`Invalid error-reporting configuration: ${problems.join('; ')}.`);
   if (!dsn) return { dsn: null, environment, tunnelPath: null, tracesSampleRate: 0 };
   // Sentry's default path: a hash of the DSN, which gives ad-block filter lists nothing to match.
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- @sentry/core only with a DSN

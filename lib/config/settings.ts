@@ -5,6 +5,7 @@
 import { errorFields, log } from '../log/logger';
 import { processSlot } from '../process/slots';
 import { buildDsn } from './build-values';
+import { ConfigurationError } from './configuration-error';
 import { quietInDevelopment } from './reporting';
 import { readVariable, START_KEYS, VARIABLES, type Env, type StartKey, type ValueOf } from './variables';
 
@@ -73,7 +74,7 @@ export function readSettings(
       `HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS (got ${settings.headersTimeoutMs} and ${settings.requestTimeoutMs})`,
     );
   }
-  if (problems.length > 0) throw new Error(`Invalid configuration: ${problems.join('; ')}.`);
+  if (problems.length > 0) throw new ConfigurationError(`Invalid configuration: ${problems.join('; ')}.`);
   return settings;
 }
 

@@ -1,6 +1,7 @@
 // A start that cannot go on for a reason the person starting the server can fix (no build yet, a
 // bad setting, a port in use) is said in one sentence, without a stack: the stack would point into
 // the server's own code, which is not where the fix is. Any other failure keeps its stack.
+import { ConfigurationError } from '../config/configuration-error';
 import { log } from '../log/logger';
 
 /** Thrown where the server finds a reason of that kind itself; its message is the sentence. */
@@ -23,7 +24,8 @@ interface ListenFailure {
  */
 export function cannotStartReason(error: unknown): string | null {
   try {
-    if (error instanceof CannotStart) return error.message;
+    // A refused setting: the readers' one line naming every bad variable.
+    if (error instanceof CannotStart || error instanceof ConfigurationError) return error.message;
     if (typeof error !== 'object' || error === null) return null;
     const { code, syscall, port, setting } = error as ListenFailure;
     if (syscall !== 'listen' || typeof port !== 'number') return null;

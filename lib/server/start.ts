@@ -86,22 +86,11 @@ function configure(dev: boolean): { settings: Settings; distDir: string } {
     throw new CannotStart(
       `No production build in ${distDir}/: run \`npm run build\` first, then \`npm start\`.`,
     );
-  const settings = settingsProblem(() => {
-    adoptBuildValues({ root: ROOT, dev, distDir });
-    return readSettings(process.env, { dev });
-  });
+  adoptBuildValues({ root: ROOT, dev, distDir });
+  const settings = readSettings(process.env, { dev });
   installSettings(settings);
   setLogLevel(settings.logLevel);
   return { settings, distDir };
-}
-
-/** A setting refused while reading them (one line naming every bad variable) is the person's to fix. */
-function settingsProblem<T>(read: () => T): T {
-  try {
-    return read();
-  } catch (error) {
-    throw error instanceof Error ? new CannotStart(error.message) : error;
-  }
 }
 
 /**

@@ -1,3 +1,4 @@
+import { readSettings } from '../../../../lib/config/settings';
 import { CannotStart, cannotStartReason, sayCannotStart } from '../../../../lib/server/cannot-start';
 
 afterEach(() => jest.restoreAllMocks());
@@ -24,6 +25,16 @@ describe('cannotStartReason', () => {
     expect(
       cannotStartReason(new CannotStart('No production build in .next/: run `npm run build` first.')),
     ).toBe('No production build in .next/: run `npm run build` first.');
+  });
+
+  it('is the settings readers’ one line when a setting is refused', () => {
+    let refused: unknown;
+    try {
+      readSettings({ PORT: 'eighty' }, { dsnAtBuild: null });
+    } catch (error) {
+      refused = error;
+    }
+    expect(cannotStartReason(refused)).toMatch(/^Invalid configuration: PORT must be a whole number/);
   });
 
   it('names the port in use and the setting that chose it', () => {
