@@ -12,6 +12,7 @@ import { startBalancer, type Balancer } from '../support/balancer';
 import { launchBrowser, openWatchedPage } from '../support/browser';
 import { PRODUCTION_DIST, ROOT } from '../support/paths';
 import { freePort, startServer, type RunningServer } from '../support/server';
+import { until } from '../support/until';
 
 const ERROR_PAGES = path.join(ROOT, PRODUCTION_DIST, 'error-pages');
 /** Debian's nginx, installed by scripts/ensure-test-tools.sh as HAProxy is. */
@@ -35,15 +36,6 @@ afterAll(async () => {
   await server?.stop();
 });
 
-/** Until the balancer's check has taken the stopped instance out (checked every 250 ms). */
-async function untilBalancerAnswers(status: number): Promise<void> {
-  const deadline = performance.now() + 10_000;
-  while ((await fetch(`${balancer.url}/api/health/live`).then((res) => res.status)) !== status) {
-    if (performance.now() > deadline) throw new Error(`the balancer never answered ${status}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 it('writes 502, 503 and 504 as HTML and as whole HAProxy answers, with no JavaScript', () => {
   for (const status of [502, 503, 504]) {
     const html = readFileSync(path.join(ERROR_PAGES, `${status}.html`), 'utf8');
@@ -64,7 +56,12 @@ it('shows the shell’s screen, not the balancer’s, for a visited page and a f
 
     await server!.stop();
     server = null;
-    await untilBalancerAnswers(503);
+    // Until the balancer's check (every 250 ms) has taken the stopped instance out.
+    await until(
+      async () => (await fetch(`${balancer.url}/api/health/live`).then((res) => res.status)) === 503,
+      10_000,
+      50,
+    );
 
     // A reload of the page the visitor was on.
     const reloaded = await page.reload();
@@ -118,16 +115,19 @@ ${serverBlock}
       stdio: ['ignore', 'inherit', 'inherit'],
     });
     base = `http://127.0.0.1:${nginxPort}`;
-    const deadline = performance.now() + 10_000;
-    while (
-      (await fetch(`${base}/healthz`).then(
-        (res) => res.status,
-        () => 0,
-      )) !== 200
-    ) {
-      if (nginx.exitCode !== null || performance.now() > deadline) throw new Error('nginx did not start');
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await until(
+      async () => {
+        if (nginx.exitCode !== null) throw new Error('nginx did not start');
+        return (
+          (await fetch(`${base}/healthz`).then(
+            (res) => res.status,
+            () => 0,
+          )) === 200
+        );
+      },
+      10_000,
+      50,
+    );
   });
 
   afterAll(async () => {
