@@ -34,6 +34,9 @@ ENV SENTRY_DSN=${SENTRY_DSN} SENTRY_ENVIRONMENT=${SENTRY_ENVIRONMENT} \
 ARG KEEP_STATIC_BUILDS=""
 ARG KEEP_STATIC_DAYS=""
 ENV KEEP_STATIC_BUILDS=${KEEP_STATIC_BUILDS} KEEP_STATIC_DAYS=${KEEP_STATIC_DAYS}
+# `off` ships the service worker that unregisters itself (docs/unavailable-screens.md).
+ARG SERVICE_WORKER=""
+ENV SERVICE_WORKER=${SERVICE_WORKER}
 # Source maps go to Sentry when these are set; the token comes as a build secret, never an ARG (ARGs
 # stay in the image history): docker build --secret id=sentry_auth_token,env=SENTRY_AUTH_TOKEN …
 ARG SENTRY_ORG=""

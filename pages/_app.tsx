@@ -4,12 +4,15 @@ import { ErrorScreen } from '../components/error-screen/ErrorScreen';
 import { clientException } from '../components/error-screen/copy/client-exception';
 import { recoverLostAssets } from '../lib/fleet/recovery';
 import { reportBrowserError, startBrowserReporting } from '../lib/reporting/browser/reporter';
+import { registerServiceWorker } from '../lib/service-worker/register';
 import '../components/theme/global.css';
 
 // As early as page code runs: buffers errors until the SDK loads when the page is idle.
 startBrowserReporting();
 // A lazy part whose build file is gone everywhere: one reload, never the error screen.
 recoverLostAssets();
+// The offline and unavailable screens, for when a later navigation cannot reach the app.
+registerServiceWorker();
 
 export default function App({ Component, pageProps, router }: AppProps) {
   return (

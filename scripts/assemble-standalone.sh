@@ -27,6 +27,8 @@ if [ -f "$dist/carried-builds.json" ]; then
 fi
 # The balancer's pages (docs/unavailable-screens.md): a balancer in front of the image serves them.
 cp -R "$dist/error-pages" "$dest/$dist/error-pages"
+# The service worker's script, which the server answers at /_next/app-shell/worker.js.
+cp -R "$dist/service-worker" "$dest/$dist/service-worker"
 cp -R public "$dest/public"
 if [ ! -f dist/lib/server/start.js ]; then
   echo "No compiled server in dist/: run npm run build first." >&2

@@ -12,7 +12,7 @@ import { adoptBuildValues } from '../lib/server/build-output';
 const ROOT = path.resolve(__dirname, '../..');
 
 /** The stylesheet every page of this build loads (through _app), as one text. */
-function buildStylesheet(root: string, distDir: string): string {
+export function buildStylesheet(root: string, distDir: string): string {
   const manifest = JSON.parse(readFileSync(path.join(root, distDir, 'build-manifest.json'), 'utf8')) as {
     pages: Record<string, string[]>;
   };

@@ -14,6 +14,7 @@ export const REFUSED: Record<string, string[] | null> = {
     'https://key@host/',
   ],
   SENTRY_IN_DEVELOPMENT: ['true', 'yes', '2', 'on'],
+  SERVICE_WORKER: ['true', '1', 'ON', 'disabled'],
   SENTRY_ENVIRONMENT: null,
   SENTRY_RELEASE: null,
   SENTRY_TUNNEL_PATH: ['tunnel', '/a', '/api', '/_next', '/with/slash', `/${'x'.repeat(70)}`],

@@ -1,14 +1,19 @@
 // What next.config.ts inlines into every bundle: read from the environment (rows of ./variables.ts)
 // and checked once per build, so a bad value stops the build with one line.
 import type { BuildEnv } from './build-values';
+import { ConfigurationError } from './configuration-error';
 import { packageVersion, resolveRelease } from './release';
 import { readReportingConfig } from './reporting';
 import { readVariable, type Env } from './variables';
 
 export function buildTimeEnv(env: Env, { dev, root }: { dev: boolean; root: string }): BuildEnv {
   const reporting = readReportingConfig(env, { dev });
-  const problems: string[] = []; // text rows refuse nothing
+  const problems: string[] = [];
   const contactHref = readVariable('contactHref', env, problems);
+  // Read in development too, so a bad value is refused there as well.
+  const serviceWorker = readVariable('serviceWorker', env, problems);
+  if (problems.length > 0)
+    throw new ConfigurationError(`Invalid build configuration: ${problems.join('; ')}.`);
   return {
     APP_VERSION: packageVersion(root),
     APP_RELEASE: resolveRelease(env, root),
@@ -21,5 +26,7 @@ export function buildTimeEnv(env: Env, { dev, root }: { dev: boolean; root: stri
     APP_HOME_HREF: readVariable('homeHref', env, problems) ?? '',
     APP_CONTACT_HREF: contactHref ?? '',
     APP_CONTACT_LABEL: contactHref ? readVariable('contactLabel', env, problems) : '',
+    // Never under `npm run dev`: a worker would stand between the developer and every reload.
+    APP_SERVICE_WORKER: !dev && serviceWorker === 'on' ? '1' : '',
   };
 }

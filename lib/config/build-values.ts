@@ -19,6 +19,11 @@ export type BuildEnv = {
   APP_HOME_HREF: string;
   APP_CONTACT_HREF: string;
   APP_CONTACT_LABEL: string;
+  /**
+   * '1' when pages register the service worker (SERVICE_WORKER=on, not `npm run dev`), else ''. Read
+   * by lib/service-worker/register.ts itself, where the build folds it to a constant.
+   */
+  APP_SERVICE_WORKER: string;
 };
 
 // Each reader names its variable literally: that is what the build's DefinePlugin replaces.

@@ -337,6 +337,15 @@ export const VARIABLES = {
     check: oneOf('standalone'),
     fallback: null,
   }),
+  serviceWorker: variable({
+    name: 'SERVICE_WORKER',
+    readAt: 'build',
+    group: 'build',
+    meaning:
+      '`on`: pages register the service worker that shows the offline and unavailable screens when a navigation cannot reach the app (docs/unavailable-screens.md). `off`: pages register nothing, and the worker a visitor already has is replaced by one that unregisters itself and deletes its caches. Never registered under `npm run dev`.',
+    check: oneOf('on', 'off'),
+    fallback: 'on',
+  }),
   // --- Server ---
   port: variable({
     name: 'PORT',

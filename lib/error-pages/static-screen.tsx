@@ -11,24 +11,32 @@ export interface StaticScreen {
   /** The build's own stylesheet, so the screen looks like every other screen of the app. */
   css: string;
   /** How often the page asks again, in seconds: a meta refresh, which needs no JavaScript. */
-  refreshSeconds: number;
+  refreshSeconds?: number;
+  /** An inline script, at the end of the body. */
+  script?: string;
+}
+
+/** Text that cannot end an inline <script> or <style> element early, whatever it holds. */
+export function inlineText(text: string, element: 'script' | 'style'): string {
+  return text.replace(new RegExp(`</${element}`, 'gi'), `<\\/${element}`);
 }
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
 const escapeHtml = (text: string) => text.replace(/[&<>"]/g, (char) => ESCAPES[char]!);
 
-export function staticScreenDocument({ copy, css, refreshSeconds }: StaticScreen): string {
+export function staticScreenDocument({ copy, css, refreshSeconds, script }: StaticScreen): string {
   // ErrorScreen's <Head> renders nothing outside Next: the head is written here.
   const body = renderToStaticMarkup(<ErrorScreen copy={copy} />);
-  // A stylesheet cannot end the <style> element early, whatever it holds.
-  const style = css.replace(/<\/style/gi, '<\\/style');
+  const style = inlineText(css, 'style');
   return [
     '<!DOCTYPE html><html lang="en"><head>',
     '<meta charset="utf-8"><meta name="viewport" content="width=device-width">',
     '<meta name="robots" content="noindex">',
-    `<meta http-equiv="refresh" content="${refreshSeconds}">`,
+    refreshSeconds === undefined ? '' : `<meta http-equiv="refresh" content="${refreshSeconds}">`,
     `<title>${escapeHtml(`${copy.heading} – ${site.serviceName}`)}</title>`,
     `<style>${style}</style>`,
-    `</head><body><div id="__next">${body}</div></body></html>`,
+    `</head><body><div id="__next">${body}</div>`,
+    script === undefined ? '' : `<script>${inlineText(script, 'script')}</script>`,
+    '</body></html>',
   ].join('');
 }

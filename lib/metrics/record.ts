@@ -2,6 +2,7 @@
 // ./registry.ts fills. Next bundles the server reporter with its own copy of every module, and a
 // registry made there would be another, empty one; the slot is one per process. With no registry
 // (MANAGEMENT_PORT=0, tests) recording does nothing.
+import type { OutageKind } from '../../components/error-screen/copy/types';
 import type { Registry } from 'prom-client';
 import { processSlot } from '../process/slots';
 
@@ -29,6 +30,8 @@ export interface Recorder {
   fleet: (kind: 'static' | 'data', outcome: FleetOutcome) => void;
   /** A page reloaded because a build file was gone everywhere (its beacon, lib/fleet/recovery.ts). */
   lostFileReload: () => void;
+  /** A visitor saw the offline or unavailable screen, and is back (lib/service-worker/serve.ts). */
+  outageScreen: (screen: OutageKind) => void;
   /** A request's own "sampled" decision, honoured or not (lib/server/trace-budget.ts). */
   inheritedSampled: (outcome: InheritedSampledOutcome) => void;
   /** A server transaction: sent, or dropped and why. */
@@ -99,6 +102,15 @@ export function recordFleet(kind: 'static' | 'data', outcome: FleetOutcome): voi
 export function recordLostFileReload(): void {
   try {
     recorderSlot.read()?.lostFileReload();
+  } catch {
+    // As above.
+  }
+}
+
+/** Counts one visitor who saw the offline or unavailable screen. Never throws. */
+export function recordOutageScreen(screen: OutageKind): void {
+  try {
+    recorderSlot.read()?.outageScreen(screen);
   } catch {
     // As above.
   }

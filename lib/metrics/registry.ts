@@ -3,6 +3,7 @@
 // (lib/server/start.ts); served by that listener's /metrics, never on the public port. Code that
 // Next bundles (the server reporter) records through ./record.ts, which needs no prom-client.
 // docs/metrics.md lists every metric and its labels.
+import type { OutageKind } from '../../components/error-screen/copy/types';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { worstStatus } from '../health/run-checks';
 import type { QueueStats } from '../reporting/queue/queue';
@@ -146,6 +147,13 @@ export function createMetrics(sources: MetricsSources): Metrics {
     help: "Pages that reloaded once because a build file was gone from every instance, as the pages' beacons said.",
     registers: [registry],
   });
+  const outageScreens = new Counter({
+    name: 'app_client_outage_screens_total',
+    help: "Visitors who saw the service worker's offline or unavailable screen (screen), counted by its beacon when they were back.",
+    labelNames: ['screen'] as const,
+    registers: [registry],
+  });
+  for (const screen of ['offline', 'unavailable'] as const) outageScreens.inc({ screen }, 0);
   const { fleet } = sources;
   if (fleet) {
     new Gauge({
@@ -241,6 +249,7 @@ export function createMetrics(sources: MetricsSources): Metrics {
     report: (outcome: ReportOutcome, reason: string) => errorReports.inc({ outcome, reason }),
     fleet: (kind: 'static' | 'data', outcome: FleetOutcome) => fleetRequests.inc({ kind, outcome }),
     lostFileReload: () => lostFileReloads.inc(),
+    outageScreen: (screen: OutageKind) => outageScreens.inc({ screen }),
     inheritedSampled: (outcome: InheritedSampledOutcome) => inheritedSampled.inc({ outcome }),
     transaction: (outcome: TransactionOutcome, reason: string) => transactions.inc({ outcome, reason }),
     reportQueue: (event: QueueEvent, labels: { source?: string; reason?: string }) =>

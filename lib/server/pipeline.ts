@@ -6,12 +6,14 @@
 //                2. parser guards: bad input, CONNECT and upgrades get a clear 4xx
 //   request      3. shutdown accounting: counted in flight; asked to close while draining
 //                   observation: timed once answered, for the histogram and the request log
-//                4. security headers, on every answer whoever writes it
+//                4. security headers, and the mark of the app's own answers, on every answer
+//                   whoever writes it (ANSWER_HEADER: the service worker tells them from a balancer's)
 //                5. request target and Host: a path, or a 400
 //                6. query bound: too many parameters is a 414 before Next parses them
 //                7. the error-reporting tunnel
 //                8. another build's reporting file: a redirect to this build's (./reporting-file.ts)
 //                9. a page's beacon that it reloaded for a lost build file (lib/fleet/recovery.ts)
+//                   the service worker's script, and its beacons (lib/service-worker/serve.ts)
 //               10. another build's file or data: asked of the peer that has it (lib/fleet/)
 //               11. unknown /api paths: a JSON 404
 //               12. tracing: a server transaction, when sampled (./trace-requests.ts)
@@ -35,6 +37,8 @@ import type { RequestTracer } from './trace-requests';
 import type { Fleet } from '../fleet/stage';
 import { LOST_FILE_PATH } from '../fleet/paths';
 import { answerLostFileBeacon } from '../fleet/lost-file-beacon';
+import { ANSWER_HEADER } from '../service-worker/paths';
+import type { WorkerStage } from '../service-worker/serve';
 
 /** What the pipeline needs of Next (a prepared `next()` app). */
 export interface NextStage {
@@ -67,6 +71,8 @@ export interface PipelineOptions {
   tracer?: RequestTracer | null;
   /** Peers that answer for other builds' files (lib/fleet/); null without FLEET_PEERS. */
   fleet?: Fleet | null;
+  /** The service worker's script and beacons (lib/service-worker/serve.ts). */
+  serviceWorker?: WorkerStage | null;
 }
 
 export interface Pipeline {
@@ -104,6 +110,7 @@ export function createPipeline({
   reportingFile = null,
   tracer = null,
   fleet = null,
+  serviceWorker = null,
 }: PipelineOptions): Pipeline {
   const requests = createRequestCounter();
   const setSecurityHeaders = securityHeaderSetter({ dev });
@@ -112,6 +119,7 @@ export function createPipeline({
     requests.requestStarted(res);
     observer.requestStarted(req, res);
     setSecurityHeaders(res, req.url ?? '/');
+    res.setHeader(ANSWER_HEADER, '1');
     if (answeredBeforeNext(req, res)) return observer.answeredAs(res, ROUTES.refused);
     // SECURITY: Next's cost for a query grows with the square of its parameters; bound it first.
     const query = boundQuery(req.url ?? '/');
@@ -137,6 +145,10 @@ export function createPipeline({
     if (query.path === LOST_FILE_PATH) {
       observer.answeredAs(res, ROUTES.shell);
       answerLostFileBeacon(req, res);
+      return;
+    }
+    if (serviceWorker?.(req, res, query.path)) {
+      observer.answeredAs(res, ROUTES.shell);
       return;
     }
     const toNext = () => {

@@ -30,6 +30,7 @@ import { createRequestObserver } from './observe-requests';
 import { createPipeline } from './pipeline';
 import { readPublicFiles } from './public-files';
 import { reportingFileRedirect } from './reporting-file';
+import { readWorkerScript, serviceWorkerStage } from '../service-worker/serve';
 
 // The compiled file sits at dist/lib/server/start.js, three folders below the app's root.
 const ROOT = path.resolve(__dirname, '../../..');
@@ -91,6 +92,21 @@ function configure(dev: boolean): { settings: Settings; distDir: string } {
   installSettings(settings);
   setLogLevel(settings.logLevel);
   return { settings, distDir };
+}
+
+/**
+ * Under `npm run dev`, the worker that unregisters itself: pages register none there, and a worker
+ * left by a production server on the same address must not stand between a developer and reloads.
+ */
+async function developmentWorker(): Promise<Buffer> {
+  const { readCompiled, workerScript } = await import('../service-worker/script');
+  const text = workerScript({
+    on: false,
+    build: { id: 'development', time: 0 },
+    compiled: readCompiled(),
+    css: '',
+  });
+  return Buffer.from(text);
 }
 
 /**
@@ -233,6 +249,7 @@ export async function main({ dev }: { dev: boolean }): Promise<void> {
     reportingFile: dev ? null : reportingFileRedirect(ROOT, distDir),
     tracer,
     fleet,
+    serviceWorker: serviceWorkerStage(dev ? await developmentWorker() : readWorkerScript(ROOT, distDir)),
     next: {
       handle: app.getRequestHandler(),
       renderError: (req, res, pathname) => app.renderError(null, req, res, pathname, {}),

@@ -13,6 +13,9 @@ const SERVER_ONLY = [
   'lib/reporting/tunnel/',
   'lib/server/',
   'lib/management/',
+  // The worker's script as the build makes it and the server answers it (the pages register it by path).
+  'lib/service-worker/script.ts',
+  'lib/service-worker/serve.ts',
 ];
 
 /** Every route file a page bundle starts from: pages/ but for pages/api/ (server-only), fixtures included. */
@@ -43,6 +46,18 @@ describe('a page bundle (browser and server alike)', () => {
   it('is walked through the shell’s own modules (the check sees the pages’ real graph)', () => {
     expect(reached.files.has(path.join('lib', 'reporting', 'browser', 'reporter.ts'))).toBe(true);
     expect(reached.files.has(path.join('components', 'error-screen', 'ErrorScreen.tsx'))).toBe(true);
+    expect(reached.files.has(path.join('lib', 'service-worker', 'register.ts'))).toBe(true);
+  });
+});
+
+describe('the service worker and its screens’ script', () => {
+  // The build turns each compiled file into a script of its own (lib/service-worker/script.ts):
+  // anything it imported at run time would be missing there.
+  it.each(['worker.ts', 'come-back.ts'])('%s imports nothing at run time (types only)', (file) => {
+    const entry = path.join('lib', 'service-worker', file);
+    const reached = reachedFrom(ROOT, [entry], undefined);
+    expect([...reached.files.keys()]).toEqual([entry]);
+    expect([...reached.modules.keys()]).toEqual([]);
   });
 });
 

@@ -5,10 +5,14 @@
 import type { ErrorKind } from '../../../lib/errors/status';
 
 /**
- * Every screen: the four a request inside the app can end on, and `unavailable`, shown when the
- * app cannot answer at all (the balancer's pages, docs/unavailable-screens.md).
+ * Every screen: the four a request inside the app can end on; `unavailable`, shown when the app
+ * cannot answer at all (the balancer's pages and the service worker); and `offline`, shown by the
+ * service worker when the visitor's own connection is gone (docs/unavailable-screens.md).
  */
-export type ScreenKind = ErrorKind | 'unavailable';
+export type ScreenKind = ErrorKind | OutageKind;
+
+/** The screens shown when the app cannot answer: the service worker's and the balancer's. */
+export type OutageKind = 'offline' | 'unavailable';
 
 export interface ScreenCopy {
   kind: ScreenKind;

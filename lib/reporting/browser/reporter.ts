@@ -4,6 +4,7 @@
 //
 // Without SENTRY_DSN at build time the SDK file is not built, its URL is '', and every function
 // below returns at once, so no browser downloads Sentry code.
+import { afterLoad } from '../../client/after-load';
 import { isLostAsset } from '../../fleet/recovery';
 import { markReported, newEventId, referenceOf } from '../reference';
 import type { LoadedSdk, Mechanism, SdkLoadedEvent } from './types';
@@ -65,8 +66,7 @@ function whenIdle(callback: () => void) {
     'requestIdleCallback' in window
       ? window.requestIdleCallback(callback, { timeout: 3000 })
       : setTimeout(callback, 1);
-  if (document.readyState === 'complete') run();
-  else window.addEventListener('load', run, { once: true });
+  afterLoad(run);
 }
 
 function onSdkLoaded(event: Event) {
@@ -107,7 +107,8 @@ function loadSdk() {
  */
 export function startBrowserReporting(): void {
   if (!enabled()) return;
-  window.addEventListener('error', onError);
-  window.addEventListener('unhandledrejection', onRejection);
+  // (The global's own, unqualified: every byte of this file is in every page's first-load JS.)
+  addEventListener('error', onError);
+  addEventListener('unhandledrejection', onRejection);
   whenIdle(loadSdk);
 }

@@ -39,7 +39,17 @@ describe('buildTimeEnv: what every bundle gets', () => {
       APP_HOME_HREF: '',
       APP_CONTACT_HREF: '',
       APP_CONTACT_LABEL: '',
+      APP_SERVICE_WORKER: '1',
     });
+  });
+
+  it('registers the service worker unless SERVICE_WORKER=off, and never under npm run dev', () => {
+    expect(buildTimeEnv({ SERVICE_WORKER: 'on' }, { dev: false, root }).APP_SERVICE_WORKER).toBe('1');
+    expect(buildTimeEnv({ SERVICE_WORKER: 'off' }, { dev: false, root }).APP_SERVICE_WORKER).toBe('');
+    expect(buildTimeEnv({ SERVICE_WORKER: 'on' }, { dev: true, root }).APP_SERVICE_WORKER).toBe('');
+    expect(() => buildTimeEnv({ SERVICE_WORKER: 'yes' }, { dev: true, root })).toThrow(
+      /^Invalid build configuration: SERVICE_WORKER /,
+    );
   });
 
   it('carries the reporting settings and the screen wording', () => {

@@ -23,6 +23,7 @@ beforeEach(() => {
     lostFileReload: () => {
       counted += 1;
     },
+    outageScreen: () => {},
     inheritedSampled: () => {},
     transaction: () => {},
     reportQueue: () => {},

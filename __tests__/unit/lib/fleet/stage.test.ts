@@ -94,6 +94,7 @@ beforeEach(() => {
     report: () => {},
     fleet: (kind, outcome) => counted.push(`${kind} ${outcome}`),
     lostFileReload: () => {},
+    outageScreen: () => {},
     inheritedSampled: () => {},
     transaction: () => {},
     reportQueue: () => {},

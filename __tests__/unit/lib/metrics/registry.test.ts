@@ -3,6 +3,7 @@ import {
   productMetric,
   recordInheritedSampled,
   recordLostFileReload,
+  recordOutageScreen,
   recordQueue,
   recordTransaction,
   recordFleet,
@@ -138,6 +139,9 @@ describe('recording without a registry', () => {
       lostFileReload: () => {
         throw new Error('broken');
       },
+      outageScreen: () => {
+        throw new Error('broken');
+      },
       inheritedSampled: () => {
         throw new Error('broken');
       },
@@ -152,6 +156,7 @@ describe('recording without a registry', () => {
     expect(() => recordReport('sent')).not.toThrow();
     expect(() => recordFleet('static', 'found')).not.toThrow();
     expect(() => recordLostFileReload()).not.toThrow();
+    expect(() => recordOutageScreen('offline')).not.toThrow();
     expect(() => recordQueue('dropped', { source: 'server', reason: 'full' })).not.toThrow();
     expect(() => recordInheritedSampled('honoured')).not.toThrow();
     expect(() => recordTransaction('sent', '2xx')).not.toThrow();

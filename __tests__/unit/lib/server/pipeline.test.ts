@@ -1,5 +1,6 @@
 // The server's stages in order, on a real loopback server with a stand-in for Next: which stage
 // answers what, and that every answer passes the stages before it.
+import { serviceWorkerStage } from '../../../../lib/service-worker/serve';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { installServerReporter, serverReporterSlot } from '../../../../lib/reporting/server-hook';
@@ -83,6 +84,7 @@ beforeEach(async () => {
     }),
     reportingFile: (path) =>
       path === '/_next/static/chunks/reporting-old.js' ? '/_next/static/chunks/reporting-new.js' : null,
+    serviceWorker: serviceWorkerStage(Buffer.from('self.addEventListener("fetch", () => {});')),
   });
   await new Promise<void>((resolve) => pipeline.server.listen(0, '127.0.0.1', resolve));
   port = (pipeline.server.address() as AddressInfo).port;
@@ -184,6 +186,34 @@ describe('the server pipeline', () => {
         }),
       }),
     );
+  });
+
+  it('marks every answer as the app’s own, whoever writes it, so the service worker can tell it from a balancer’s', async () => {
+    const answers = [
+      await get('/orders'),
+      await get('/orders', ''),
+      await get('/t3st'),
+      await get('/api/nope'),
+    ];
+    nextFails = new TypeError('handler broke');
+    answers.push(await get('/orders'));
+    expect(answers.map((answer) => answer.status)).toEqual([200, 400, 200, 404, 500]);
+    for (const answer of answers) expect(answer.headers['x-app-shell-answer']).toEqual(['1']);
+  });
+
+  it('answers the service worker’s script and beacons before Next, timed as the shell’s', async () => {
+    const script = await get('/_next/app-shell/worker.js');
+    expect(script.body).toBe('self.addEventListener("fetch", () => {});');
+    expect(script.headers['cache-control']).toEqual(['no-cache']);
+    const beacon = await sendRaw(
+      port,
+      'POST /_next/app-shell/screen-seen/offline HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n',
+    );
+    expect(beacon.status).toBe(204);
+    expect(nextSaw).toEqual([]);
+    for (let waited = 0; (await timedRoutes()).length < 2 && waited < 2000; waited += 10)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await timedRoutes()).toEqual(['(shell) 200', '(shell) 204']);
   });
 
   it('counts every request in flight, including those a guard answers, and asks for close while draining', async () => {

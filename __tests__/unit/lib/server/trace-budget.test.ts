@@ -59,6 +59,7 @@ describe('a forged "sampled" header on every request', () => {
       report: () => {},
       fleet: () => {},
       lostFileReload: () => {},
+      outageScreen: () => {},
       inheritedSampled: (outcome) => counted.push(outcome),
       transaction: () => {},
       reportQueue: () => {},

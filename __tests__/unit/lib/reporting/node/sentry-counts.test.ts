@@ -31,6 +31,7 @@ beforeAll(async () => {
     report: (outcome, reason) => counted.push(`${outcome} ${reason}`),
     fleet: () => {},
     lostFileReload: () => {},
+    outageScreen: () => {},
     inheritedSampled: () => {},
     transaction: () => {},
     reportQueue: () => {},

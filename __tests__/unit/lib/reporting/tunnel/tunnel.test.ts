@@ -533,6 +533,7 @@ describe('what the tunnel counts', () => {
       report: () => {},
       fleet: () => {},
       lostFileReload: () => {},
+      outageScreen: () => {},
       inheritedSampled: () => {},
       transaction: () => {},
       reportQueue: () => {},

@@ -1,0 +1,130 @@
+import http, { type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { recorderSlot } from '../../../../lib/metrics/record';
+import { readWorkerScript, serviceWorkerStage, type WorkerStage } from '../../../../lib/service-worker/serve';
+import { rawRequest } from '../../../support/http';
+
+const SCRIPT = Buffer.from('self.addEventListener("install", () => {});');
+let server: Server;
+let base: string;
+let stage: WorkerStage;
+let counted: string[];
+let passedOn: string[];
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    const pathname = new URL(req.url ?? '/', 'http://x').pathname;
+    if (!stage(req, res, pathname)) {
+      passedOn.push(pathname);
+      res.end('next');
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise((resolve) => server.close(resolve)));
+beforeEach(() => {
+  stage = serviceWorkerStage(SCRIPT);
+  counted = [];
+  passedOn = [];
+  recorderSlot.write({
+    tunnel: () => {},
+    report: () => {},
+    fleet: () => {},
+    lostFileReload: () => {},
+    outageScreen: (screen) => void counted.push(screen),
+    inheritedSampled: () => {},
+    transaction: () => {},
+    reportQueue: () => {},
+  });
+});
+afterEach(() => recorderSlot.clear());
+
+describe('the worker’s script', () => {
+  it('is answered whole, checked with the server on every update (no-cache), allowed to control the origin', async () => {
+    const answer = await rawRequest(base, '/_next/app-shell/worker.js');
+    expect(answer.status).toBe(200);
+    expect(answer.body).toBe(SCRIPT.toString());
+    expect(answer.headers).toMatchObject({
+      'content-type': 'text/javascript; charset=utf-8',
+      'cache-control': 'no-cache',
+      'service-worker-allowed': '/',
+      'content-length': String(SCRIPT.length),
+    });
+  });
+
+  it('answers HEAD without a body, and anything else but GET with 405', async () => {
+    expect((await rawRequest(base, '/_next/app-shell/worker.js', { method: 'HEAD' })).body).toBe('');
+    const posted = await rawRequest(base, '/_next/app-shell/worker.js', { method: 'POST' });
+    expect(posted.status).toBe(405);
+    expect(posted.headers.allow).toBe('GET, HEAD');
+  });
+
+  it('is a 404 when the build has none: a browser’s registration fails, and nothing else happens', async () => {
+    stage = serviceWorkerStage(null);
+    expect((await rawRequest(base, '/_next/app-shell/worker.js')).status).toBe(404);
+  });
+
+  it('is read from the build, or is none', () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'worker-'));
+    try {
+      expect(readWorkerScript(root, '.next')).toBeNull();
+      mkdirSync(path.join(root, '.next/service-worker'), { recursive: true });
+      writeFileSync(path.join(root, '.next/service-worker/worker.js'), SCRIPT);
+      expect(readWorkerScript(root, '.next')).toEqual(SCRIPT);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a beacon that a visitor saw a screen', () => {
+  it.each(['offline', 'unavailable'])(
+    'for %s is counted under its screen and answered 204, never cached',
+    async (screen) => {
+      const answer = await rawRequest(base, `/_next/app-shell/screen-seen/${screen}`, { method: 'POST' });
+      expect(answer.status).toBe(204);
+      expect(answer.headers['cache-control']).toBe('no-store');
+      expect(counted).toEqual([screen]);
+    },
+  );
+
+  it.each(['', 'server-error', 'offline/more', '..%2foffline', 'x'.repeat(2000)])(
+    'for a screen that is not one of the two (%p) is a 404, and counts nothing: the labels stay two',
+    async (screen) => {
+      const answer = await rawRequest(base, `/_next/app-shell/screen-seen/${screen}`, { method: 'POST' });
+      expect(answer.status).toBe(404);
+      expect(counted).toEqual([]);
+    },
+  );
+
+  it('answers anything but POST with 405, counting nothing', async () => {
+    const answer = await rawRequest(base, '/_next/app-shell/screen-seen/offline');
+    expect(answer.status).toBe(405);
+    expect(answer.headers.allow).toBe('POST');
+    expect(counted).toEqual([]);
+  });
+
+  it('closes the connection rather than read a body sent with it', async () => {
+    const answer = await rawRequest(base, '/_next/app-shell/screen-seen/offline', {
+      method: 'POST',
+      body: 'x'.repeat(10_000),
+    });
+    expect(answer.status).toBe(204);
+    expect(answer.headers.connection).toBe('close');
+  });
+});
+
+it('leaves every other path alone', async () => {
+  for (const other of ['/', '/_next/app-shell/worker.js.map', '/_next/app-shell/screen-seen', '/orders'])
+    await rawRequest(base, other);
+  expect(passedOn).toEqual([
+    '/',
+    '/_next/app-shell/worker.js.map',
+    '/_next/app-shell/screen-seen',
+    '/orders',
+  ]);
+});

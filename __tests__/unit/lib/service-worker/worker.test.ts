@@ -1,0 +1,203 @@
+import { startWorker, type WorkerSettings } from '../../../../lib/service-worker/worker';
+import { fakeWorkerScope } from './fake-worker-scope';
+
+const SETTINGS: WorkerSettings = {
+  on: true,
+  build: { id: 'build-b', time: 2000 },
+  cachePrefix: 'app-shell-screens-',
+  answerHeader: 'x-app-shell-answer',
+  balancerStatuses: [502, 503, 504],
+  seenPath: '/_next/app-shell/screen-seen',
+  screens: {
+    offline: '<main data-screen="offline"></main>',
+    unavailable: '<main data-screen="unavailable"></main>',
+  },
+  screenHeaders: { 'Content-Type': 'text/html; charset=utf-8', 'Retry-After': '5' },
+};
+const PAGE = 'http://127.0.0.1/orders/42';
+const ours = (status: number) =>
+  new Response(`ours ${status}`, { status, headers: { 'x-app-shell-answer': '1' } });
+const balancers = (status: number) => new Response('<h1>503 Service Unavailable</h1>', { status });
+
+function started(settings: Partial<WorkerSettings> = {}, options: { online?: boolean } = {}) {
+  const worker = fakeWorkerScope(options);
+  startWorker(worker.scope, { ...SETTINGS, ...settings });
+  return worker;
+}
+
+describe('a navigation', () => {
+  it.each([200, 301, 404, 500, 502, 503, 504])(
+    'the app answered %i is shown as the network gave it, never from a cache',
+    async (status) => {
+      const worker = started();
+      const answer = ours(status);
+      worker.network.mockResolvedValue(answer);
+      expect(await worker.navigate({ url: PAGE })).toBe(answer);
+      expect(worker.caches.urls()).not.toContain(PAGE);
+    },
+  );
+
+  it.each([200, 403, 404, 500])(
+    'a %i that is not the app’s (a balancer’s or a proxy’s own) is shown as it is',
+    async (status) => {
+      const worker = started();
+      const answer = balancers(status);
+      worker.network.mockResolvedValue(answer);
+      expect(await worker.navigate({ url: PAGE })).toBe(answer);
+    },
+  );
+
+  it.each([502, 503, 504])(
+    'a balancer’s %i (no mark of the app) gets the unavailable screen',
+    async (status) => {
+      const worker = started();
+      worker.network.mockResolvedValue(balancers(status));
+      const screen = await worker.navigate({ url: PAGE });
+      expect(screen?.status).toBe(503);
+      expect(await screen?.text()).toBe(SETTINGS.screens.unavailable);
+      expect(screen?.headers.get('retry-after')).toBe('5');
+      expect(screen?.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    },
+  );
+
+  it('that fails while the browser is offline gets the offline screen', async () => {
+    const worker = started({}, { online: false });
+    worker.network.mockRejectedValue(new TypeError('Failed to fetch'));
+    expect(await (await worker.navigate({ url: PAGE }))?.text()).toBe(SETTINGS.screens.offline);
+  });
+
+  it('that fails while the browser is online (the app cannot be reached) gets the unavailable screen', async () => {
+    const worker = started();
+    worker.network.mockRejectedValue(new TypeError('Failed to fetch'));
+    expect(await (await worker.navigate({ url: PAGE }))?.text()).toBe(SETTINGS.screens.unavailable);
+  });
+
+  it('uses the navigation preload answer when there is one, and asks the network only when there is not', async () => {
+    const worker = started();
+    const preloaded = ours(200);
+    expect(await worker.navigate({ url: PAGE, preload: Promise.resolve(preloaded) })).toBe(preloaded);
+    expect(worker.network).not.toHaveBeenCalled();
+    worker.network.mockResolvedValue(ours(200));
+    await worker.navigate({ url: PAGE });
+    expect(worker.network).toHaveBeenCalledTimes(1);
+  });
+
+  it('whose preload failed gets a screen', async () => {
+    const worker = started({}, { online: false });
+    const screen = await worker.navigate({ url: PAGE, preload: Promise.reject(new TypeError('offline')) });
+    expect(await screen?.text()).toBe(SETTINGS.screens.offline);
+  });
+
+  it.each([
+    ['a script', { mode: 'no-cors' }],
+    ['a data request', { mode: 'cors', url: 'http://127.0.0.1/_next/data/b/orders.json' }],
+    ['an API call', { mode: 'same-origin', url: 'http://127.0.0.1/api/health' }],
+    ['a form posted', { mode: 'navigate', method: 'POST' }],
+  ])('is all it handles: %s is left to the browser', async (_, request) => {
+    const worker = started();
+    expect(await worker.navigate({ url: PAGE, ...request })).toBeUndefined();
+    expect(worker.network).not.toHaveBeenCalled();
+  });
+});
+
+describe('screens seen', () => {
+  const beacons = (worker: ReturnType<typeof started>) =>
+    worker.network.mock.calls.filter(([, init]) => init?.method === 'POST').map(([url]) => url);
+
+  it('are said once each, one POST per screen, on the first navigation the network answers', async () => {
+    const worker = started({}, { online: false });
+    worker.network.mockRejectedValue(new TypeError('offline'));
+    await worker.navigate({ url: PAGE });
+    await worker.navigate({ url: PAGE });
+    worker.scope.navigator.onLine = true;
+    await worker.navigate({ url: PAGE });
+    worker.network.mockResolvedValue(ours(200));
+    await worker.navigate({ url: PAGE });
+    expect(beacons(worker).sort()).toEqual(
+      [
+        'http://127.0.0.1/_next/app-shell/screen-seen/offline',
+        'http://127.0.0.1/_next/app-shell/screen-seen/unavailable',
+      ].map((url) => new URL(url).pathname),
+    );
+    await worker.navigate({ url: PAGE });
+    expect(beacons(worker)).toHaveLength(2);
+  });
+
+  it('are kept in Cache Storage, so a worker that stopped and started again still says them', async () => {
+    const before = started({}, { online: false });
+    before.network.mockRejectedValue(new TypeError('offline'));
+    await before.navigate({ url: PAGE });
+    const after = fakeWorkerScope();
+    Object.assign(after.caches, { stores: before.caches.stores });
+    startWorker(after.scope, SETTINGS);
+    after.network.mockResolvedValue(ours(200));
+    await after.navigate({ url: PAGE });
+    expect(beacons(after)).toEqual(['/_next/app-shell/screen-seen/offline']);
+  });
+
+  it('cost nothing when there are none: no beacon', async () => {
+    const worker = started();
+    worker.network.mockResolvedValue(ours(200));
+    await worker.navigate({ url: PAGE });
+    await worker.navigate({ url: PAGE });
+    expect(beacons(worker)).toEqual([]);
+  });
+
+  it('without storage: the screen is shown all the same', async () => {
+    const worker = started({}, { online: false });
+    worker.caches.broken = true;
+    worker.network.mockRejectedValue(new TypeError('offline'));
+    expect(await (await worker.navigate({ url: PAGE }))?.text()).toBe(SETTINGS.screens.offline);
+    worker.network.mockResolvedValue(ours(200));
+    await expect(worker.navigate({ url: PAGE })).resolves.toBeDefined();
+  });
+});
+
+describe('install and activate', () => {
+  it('installs at once over an older build’s worker, then deletes only its own older caches', async () => {
+    const worker = started();
+    await worker.caches.open('app-shell-screens-1000-build-a');
+    await worker.caches.open('app-shell-screens-seen');
+    await worker.caches.open('product-images');
+    await worker.lifecycle('install');
+    expect(worker.scope.skipWaiting).toHaveBeenCalled();
+    await worker.lifecycle('activate');
+    expect((await worker.caches.keys()).sort()).toEqual([
+      'app-shell-screens-2000-build-b',
+      'app-shell-screens-seen',
+      'product-images',
+    ]);
+    expect(worker.scope.registration.navigationPreload.enable).toHaveBeenCalled();
+    expect(worker.scope.registration.unregister).not.toHaveBeenCalled();
+  });
+
+  it('refuses to install over a newer build’s worker: a rolling update does not flip a visitor between builds', async () => {
+    const worker = started();
+    await worker.caches.open('app-shell-screens-3000-build-c');
+    await expect(worker.lifecycle('install')).rejects.toThrow(/newer build/);
+    expect(worker.scope.skipWaiting).not.toHaveBeenCalled();
+    expect(await worker.caches.keys()).toEqual(['app-shell-screens-3000-build-c']);
+  });
+
+  it('installs again over its own build’s cache', async () => {
+    const worker = started();
+    await worker.caches.open('app-shell-screens-2000-build-b');
+    await expect(worker.lifecycle('install')).resolves.toBeUndefined();
+  });
+});
+
+describe('the off switch (SERVICE_WORKER=off)', () => {
+  it('answers nothing, deletes every cache of its own, keeps the origin’s others, and unregisters', async () => {
+    const worker = started({ on: false, build: { id: 'build-a', time: 1000 } });
+    expect(worker.listeners.has('fetch')).toBe(false);
+    await worker.caches.open('app-shell-screens-3000-build-c');
+    await worker.caches.open('app-shell-screens-seen');
+    await worker.caches.open('product-images');
+    // Even over a newer build's worker: off means off.
+    await worker.lifecycle('install');
+    await worker.lifecycle('activate');
+    expect(await worker.caches.keys()).toEqual(['product-images']);
+    expect(worker.scope.registration.unregister).toHaveBeenCalled();
+    expect(worker.scope.registration.navigationPreload.enable).not.toHaveBeenCalled();
+  });
+});

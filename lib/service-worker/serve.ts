@@ -1,0 +1,65 @@
+// The server's side of the service worker: its script at WORKER_PATH, and the beacons that say a
+// visitor saw one of its screens (SCREEN_SEEN_PATH/<screen>), counted in
+// app_client_outage_screens_total. Anyone can send a beacon; all it can do is add one to a counter
+// whose labels are fixed, and a body is never read.
+import { readFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import path from 'node:path';
+import type { OutageKind } from '../../components/error-screen/copy/types';
+import { sendPlain } from '../http/plain-response';
+import { recordOutageScreen } from '../metrics/record';
+import { SCREEN_SEEN_PATH, WORKER_PATH } from './paths';
+
+/** Where the build keeps the worker's script (scripts/service-worker.ts writes it). */
+export const WORKER_FILE = 'service-worker/worker.js';
+
+const SCREENS: ReadonlySet<string> = new Set<OutageKind>(['offline', 'unavailable']);
+const SEEN_PREFIX = `${SCREEN_SEEN_PATH}/`;
+
+/** Answers the request if it is the worker's, and says so; otherwise leaves it alone. */
+export type WorkerStage = (req: IncomingMessage, res: ServerResponse, pathname: string) => boolean;
+
+/**
+ * `script`: the worker this server hands out, or null when the build has none (made before the
+ * worker existed): then its path is a 404, and a browser's registration simply fails.
+ */
+export function serviceWorkerStage(script: Buffer | null): WorkerStage {
+  const headers = script && {
+    'Content-Type': 'text/javascript; charset=utf-8',
+    'Content-Length': String(script.length),
+    // Browsers ask for the script past their HTTP cache anyway; anything between must ask too.
+    'Cache-Control': 'no-cache',
+    // The script is under /_next/app-shell/, and controls every page of the origin.
+    'Service-Worker-Allowed': '/',
+  };
+  return (req, res, pathname) => {
+    if (pathname === WORKER_PATH) {
+      if (!script || !headers) sendPlain(res, 404, 'This build has no service worker.');
+      else if (req.method !== 'GET' && req.method !== 'HEAD')
+        sendPlain(res, 405, 'Only GET.', { Allow: 'GET, HEAD' });
+      else res.writeHead(200, headers).end(req.method === 'HEAD' ? undefined : script);
+      return true;
+    }
+    if (!pathname.startsWith(SEEN_PREFIX)) return false;
+    const screen = pathname.slice(SEEN_PREFIX.length);
+    if (!SCREENS.has(screen)) sendPlain(res, 404, 'No such screen.');
+    else if (req.method !== 'POST') sendPlain(res, 405, 'Only POST.', { Allow: 'POST' });
+    else {
+      // The body, if any, is not wanted: the connection closes rather than reading it.
+      if (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0')
+        res.shouldKeepAlive = false;
+      recordOutageScreen(screen as OutageKind);
+      res.writeHead(204, { 'Cache-Control': 'no-store' }).end();
+    }
+    return true;
+  };
+}
+
+/** The build's worker script, or null when it has none. */
+export function readWorkerScript(root: string, distDir: string): Buffer | null {
+  try {
+    return readFileSync(path.join(root, distDir, WORKER_FILE));
+  } catch {
+    return null;
+  }
+}
