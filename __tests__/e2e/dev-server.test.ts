@@ -245,9 +245,22 @@ it('hydrates a product page, and brings an edit by hot reload, in the same docum
     expect(await button.innerText()).toBe(counted);
     expect(watched.pageErrors).toEqual([]);
     expect(await watched.cspViolations()).toEqual([]);
+    // No service worker in development: the page, long loaded, registered none.
+    expect(await page.evaluate(async () => (await navigator.serviceWorker.getRegistrations()).length)).toBe(
+      0,
+    );
   } finally {
     await watched.close();
   }
+});
+
+it('answers the service worker’s path with the worker that unregisters itself, for one a production server left', async () => {
+  const response = await fetch(`${server.url}/_next/app-shell/worker.js`);
+  expect(response.status).toBe(200);
+  expect(response.headers.get('cache-control')).toBe('no-cache');
+  const script = await response.text();
+  expect(script).toContain('"on":false');
+  expect(script).not.toContain('data-screen');
 });
 
 it('shows "Page not found" in the browser for an unknown path', async () => {
