@@ -1,33 +1,17 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { writeErrorPages } from '../../../scripts/error-pages';
+import { fakeBuild } from '../../support/fake-build';
 
 let root: string;
 const saved = { ...process.env };
 
 beforeEach(() => {
-  root = mkdtempSync(path.join(tmpdir(), 'error-pages-'));
-  const dist = path.join(root, '.next');
-  mkdirSync(path.join(dist, 'static/css'), { recursive: true });
-  writeFileSync(path.join(dist, 'static/css/app.css'), '.es-main{color:#0b0c0c}');
-  writeFileSync(
-    path.join(dist, 'build-manifest.json'),
-    JSON.stringify({ pages: { '/_app': ['static/chunks/app.js', 'static/css/app.css'] } }),
-  );
-  // What `next build` keeps of the values it inlined (lib/server/build-output.ts reads them back).
-  writeFileSync(
-    path.join(dist, 'required-server-files.json'),
-    JSON.stringify({
-      config: {
-        env: {
-          APP_SERVICE_NAME: 'Apply for a bar licence',
-          APP_CONTACT_HREF: 'mailto:help@example.org',
-          APP_CONTACT_LABEL: 'email the licensing team',
-        },
-      },
-    }),
-  );
+  root = fakeBuild('error-pages-', {
+    APP_SERVICE_NAME: 'Apply for a bar licence',
+    APP_CONTACT_HREF: 'mailto:help@example.org',
+    APP_CONTACT_LABEL: 'email the licensing team',
+  });
 });
 
 afterEach(() => {

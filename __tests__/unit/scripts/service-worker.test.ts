@@ -1,8 +1,8 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 import { writeServiceWorker } from '../../../scripts/service-worker';
+import { FAKE_CSS, fakeBuild } from '../../support/fake-build';
 
 const SOURCES = path.resolve(__dirname, '../../../lib/service-worker');
 let root: string;
@@ -10,19 +10,7 @@ let compiled: string;
 const saved = { ...process.env };
 
 beforeEach(() => {
-  root = mkdtempSync(path.join(tmpdir(), 'service-worker-'));
-  const dist = path.join(root, '.next');
-  mkdirSync(path.join(dist, 'static/css'), { recursive: true });
-  writeFileSync(path.join(dist, 'BUILD_ID'), 'build-42\n');
-  writeFileSync(path.join(dist, 'static/css/app.css'), '.es-main{color:#0b0c0c}');
-  writeFileSync(
-    path.join(dist, 'build-manifest.json'),
-    JSON.stringify({ pages: { '/_app': ['static/chunks/app.js', 'static/css/app.css'] } }),
-  );
-  writeFileSync(
-    path.join(dist, 'required-server-files.json'),
-    JSON.stringify({ config: { env: { APP_SERVICE_NAME: 'Apply for a bar licence' } } }),
-  );
+  root = fakeBuild('service-worker-', { APP_SERVICE_NAME: 'Apply for a bar licence' });
   // What tsc writes to dist/lib/service-worker/ for `npm run build`.
   compiled = path.join(root, 'compiled');
   mkdirSync(compiled);
@@ -50,7 +38,7 @@ it('writes the build’s worker, with its id and time, both screens and the buil
   expect(script).toContain('data-screen=\\"offline\\"');
   expect(script).toContain('data-screen=\\"unavailable\\"');
   expect(script).toContain('You are not connected to the internet – Apply for a bar licence');
-  expect(script).toContain('.es-main{color:#0b0c0c}');
+  expect(script).toContain(FAKE_CSS);
 });
 
 it('with SERVICE_WORKER=off writes the worker that unregisters itself, and needs no stylesheet', async () => {

@@ -1,4 +1,5 @@
 import http, { type Server } from 'node:http';
+import { recorderWith } from '../../../support/recorder';
 import type { AddressInfo } from 'node:net';
 import { answerLostFileBeacon } from '../../../../lib/fleet/lost-file-beacon';
 import { recorderSlot } from '../../../../lib/metrics/record';
@@ -16,18 +17,13 @@ beforeAll(async () => {
 afterAll(() => new Promise((resolve) => server.close(resolve)));
 beforeEach(() => {
   counted = 0;
-  recorderSlot.write({
-    tunnel: () => {},
-    report: () => {},
-    fleet: () => {},
-    lostFileReload: () => {
-      counted += 1;
-    },
-    outageScreen: () => {},
-    inheritedSampled: () => {},
-    transaction: () => {},
-    reportQueue: () => {},
-  });
+  recorderSlot.write(
+    recorderWith({
+      lostFileReload: () => {
+        counted += 1;
+      },
+    }),
+  );
 });
 afterEach(() => recorderSlot.clear());
 

@@ -1,5 +1,6 @@
 // The fleet stage against real peers on loopback: what it asks of them, what it passes back, and
 // what a slow, dead or lying peer can cost.
+import { recorderWith } from '../../../support/recorder';
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
@@ -89,16 +90,7 @@ async function instance(
 beforeEach(() => {
   counted = [];
   skewMs = 0;
-  recorderSlot.write({
-    tunnel: () => {},
-    report: () => {},
-    fleet: (kind, outcome) => counted.push(`${kind} ${outcome}`),
-    lostFileReload: () => {},
-    outageScreen: () => {},
-    inheritedSampled: () => {},
-    transaction: () => {},
-    reportQueue: () => {},
-  });
+  recorderSlot.write(recorderWith({ fleet: (kind, outcome) => counted.push(`${kind} ${outcome}`) }));
 });
 afterEach(async () => {
   recorderSlot.clear();

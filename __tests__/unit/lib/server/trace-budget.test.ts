@@ -1,5 +1,6 @@
 // Who decides what is traced: the budget alone, and a real tracer and client whose own rate
 // samples (almost) nothing, so every transaction sent was an inherited decision honoured.
+import { recorderWith } from '../../../support/recorder';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -54,16 +55,7 @@ describe('a forged "sampled" header on every request', () => {
 
   beforeAll(async () => {
     resetLifecycle();
-    recorderSlot.write({
-      tunnel: () => {},
-      report: () => {},
-      fleet: () => {},
-      lostFileReload: () => {},
-      outageScreen: () => {},
-      inheritedSampled: (outcome) => counted.push(outcome),
-      transaction: () => {},
-      reportQueue: () => {},
-    });
+    recorderSlot.write(recorderWith({ inheritedSampled: (outcome) => counted.push(outcome) }));
     ingest = await startIngest(await freePort());
     createSentrySender({
       dsn: `http://publickey@127.0.0.1:${ingest.port}/1`,

@@ -1,4 +1,5 @@
 import http, { type Server } from 'node:http';
+import { recorderWith } from '../../../support/recorder';
 import type { AddressInfo } from 'node:net';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,16 +31,7 @@ beforeEach(() => {
   stage = serviceWorkerStage(SCRIPT);
   counted = [];
   passedOn = [];
-  recorderSlot.write({
-    tunnel: () => {},
-    report: () => {},
-    fleet: () => {},
-    lostFileReload: () => {},
-    outageScreen: (screen) => void counted.push(screen),
-    inheritedSampled: () => {},
-    transaction: () => {},
-    reportQueue: () => {},
-  });
+  recorderSlot.write(recorderWith({ outageScreen: (screen) => void counted.push(screen) }));
 });
 afterEach(() => recorderSlot.clear());
 

@@ -1,5 +1,6 @@
 // What the server's Sentry sender counts (app_error_reports_total): sent when the ingest took a
 // report, dropped by the ingest's answer or by the SDK's own reason.
+import { recorderWith } from '../../../../support/recorder';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -26,16 +27,7 @@ beforeAll(async () => {
   ingest.listen(0, '127.0.0.1');
   await once(ingest, 'listening');
   counted = [];
-  recorderSlot.write({
-    tunnel: () => {},
-    report: (outcome, reason) => counted.push(`${outcome} ${reason}`),
-    fleet: () => {},
-    lostFileReload: () => {},
-    outageScreen: () => {},
-    inheritedSampled: () => {},
-    transaction: () => {},
-    reportQueue: () => {},
-  });
+  recorderSlot.write(recorderWith({ report: (outcome, reason) => counted.push(`${outcome} ${reason}`) }));
   send = createSentrySender({
     dsn: `http://publickey@127.0.0.1:${(ingest.address() as AddressInfo).port}/1`,
     release: 'r1',

@@ -1,4 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { recorderWith } from '../../../../support/recorder';
 import type { AddressInfo } from 'node:net';
 import { request } from 'node:http';
 import { recorderSlot } from '../../../../../lib/metrics/record';
@@ -528,16 +529,7 @@ describe('what the tunnel counts', () => {
   let counted: string[];
   beforeEach(() => {
     counted = [];
-    recorderSlot.write({
-      tunnel: (outcome, reason) => counted.push(`${outcome} ${reason}`),
-      report: () => {},
-      fleet: () => {},
-      lostFileReload: () => {},
-      outageScreen: () => {},
-      inheritedSampled: () => {},
-      transaction: () => {},
-      reportQueue: () => {},
-    });
+    recorderSlot.write(recorderWith({ tunnel: (outcome, reason) => counted.push(`${outcome} ${reason}`) }));
   });
   afterEach(() => recorderSlot.clear());
 
