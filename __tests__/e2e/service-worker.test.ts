@@ -218,9 +218,14 @@ describe('behind HAProxy', () => {
     );
   });
 
-  it('shows the app’s own errors as they are: a server error stays the server-error screen', async () => {
+  it('shows the app’s own answers as they are: its own 503 is not the balancer’s, and a server error stays its screen', async () => {
     const { page } = await visitor();
     await openPage(page, `${balancer.url}${PAGE}`);
+    const own503 = await page.goto(`${balancer.url}/__fixtures__/busy-503`);
+    expect(own503?.fromServiceWorker()).toBe(true);
+    expect(own503?.status()).toBe(503);
+    await page.getByRole('heading', { name: 'Orders are paused for maintenance' }).waitFor();
+    expect(await page.locator('main[data-screen]').count()).toBe(0);
     const response = await page.goto(`${balancer.url}/__fixtures__/server-error`);
     expect(response?.status()).toBe(500);
     await page.locator('main[data-screen="server-error"]').waitFor();
