@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import type { OutageKind } from '../../components/error-screen/copy/types';
+import { answerBeacon } from '../http/beacon';
 import { sendPlain } from '../http/plain-response';
 import { recordOutageScreen } from '../metrics/record';
 import { SCREEN_SEEN_PATH, WORKER_PATH } from './paths';
@@ -43,14 +44,7 @@ export function serviceWorkerStage(script: Buffer | null): WorkerStage {
     if (!pathname.startsWith(SEEN_PREFIX)) return false;
     const screen = pathname.slice(SEEN_PREFIX.length);
     if (!SCREENS.has(screen)) sendPlain(res, 404, 'No such screen.');
-    else if (req.method !== 'POST') sendPlain(res, 405, 'Only POST.', { Allow: 'POST' });
-    else {
-      // The body, if any, is not wanted: the connection closes rather than reading it.
-      if (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0')
-        res.shouldKeepAlive = false;
-      recordOutageScreen(screen as OutageKind);
-      res.writeHead(204, { 'Cache-Control': 'no-store' }).end();
-    }
+    else answerBeacon(req, res, () => recordOutageScreen(screen as OutageKind));
     return true;
   };
 }
