@@ -1,4 +1,4 @@
-// The service worker's script as `npm run build` writes it (scripts/error-pages.ts): the compiled
+// The service worker's script as `npm run build` writes it (scripts/service-worker.ts): the compiled
 // ./worker.ts, called with this build's settings, carrying both screens as whole documents. The
 // screens are rendered from the shell's own screen and stylesheet, with ./come-back.ts as their one
 // inline script; their Content-Security-Policy allows exactly that script and that style, by hash.
