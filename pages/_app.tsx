@@ -1,8 +1,8 @@
 import type { AppProps } from 'next/app';
 import { ErrorBoundary } from '../components/error-boundary/ErrorBoundary';
-import { ErrorScreen } from '../components/error-screen/ErrorScreen';
-import { clientException } from '../components/error-screen/copy/client-exception';
+import { ClientExceptionScreen } from '../components/error-screen/ClientExceptionScreen';
 import { recoverLostAssets } from '../lib/fleet/recovery';
+import { preloadBrowserCopy } from '../lib/language/browser-copy';
 import { reportBrowserError, startBrowserReporting } from '../lib/reporting/browser/reporter';
 import { registerServiceWorker } from '../lib/service-worker/register';
 import '../components/theme/global.css';
@@ -13,15 +13,15 @@ startBrowserReporting();
 recoverLostAssets();
 // The offline and unavailable screens, for when a later navigation cannot reach the app.
 registerServiceWorker();
+// The error screen's words in the visitor's language, before an error needs them.
+preloadBrowserCopy();
 
 export default function App({ Component, pageProps, router }: AppProps) {
   return (
     <ErrorBoundary
       resetKey={router.asPath}
       onError={(error) => reportBrowserError(error, 'react-error-boundary')}
-      fallback={({ reset, reference }) => (
-        <ErrorScreen copy={clientException} onRetry={reset} reference={reference} />
-      )}
+      fallback={({ reset, reference }) => <ClientExceptionScreen onRetry={reset} reference={reference} />}
     >
       <Component {...pageProps} />
     </ErrorBoundary>

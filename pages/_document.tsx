@@ -6,6 +6,8 @@ import Document, {
   Main,
   NextScript,
 } from 'next/document';
+import { copyIn } from '../components/error-screen/copy/languages';
+import { defaultLanguage } from '../lib/language/offered';
 import { type TraceMeta, traceMetaOf } from '../lib/reporting/trace-meta';
 
 type Props = DocumentInitialProps & { trace: TraceMeta | null };
@@ -23,9 +25,14 @@ export default class AppDocument extends Document<Props> {
   }
 
   override render() {
-    const { trace } = this.props;
+    const { trace, __NEXT_DATA__ } = this.props;
+    // An error screen names the language the server chose for it (pages/_error.tsx); every other
+    // page, the 404 prerendered at build time included, is in the default language.
+    const chosen = (__NEXT_DATA__.props as { pageProps?: { language?: unknown } } | undefined)?.pageProps
+      ?.language;
+    const { lang, dir } = copyIn(typeof chosen === 'string' ? chosen : defaultLanguage()).common;
     return (
-      <Html lang="en">
+      <Html lang={lang} dir={dir}>
         <Head>
           {trace ? (
             <>

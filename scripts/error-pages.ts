@@ -1,12 +1,18 @@
-// A step of `npm run build`, last: writes the balancer's pages (lib/error-pages/balancer-pages.ts)
-// into <distDir>/error-pages/: 502.html, 503.html and 504.html, and the same as HAProxy errorfiles
-// (502.http, …). Rendered from the shell's own screen and stylesheet, with the build's settings
-// (service name, contact), and no JavaScript.
+// A step of `npm run build`, after `next build`: writes into <distDir>/error-pages/
+// - "Page not found" in each language the build offers (<language>/404.html), made from the one Next
+//   prerendered (lib/error-pages/not-found-pages.ts), which the server answers unknown paths with;
+// - the balancer's pages (lib/error-pages/balancer-pages.ts): 502.html, 503.html and 504.html, and
+//   the same as HAProxy errorfiles (502.http, …), in the default language, and each language's in
+//   <language>/ for a balancer that can choose.
+// Rendered from the shell's own screen and stylesheet, with the build's settings (service name,
+// contact), and no JavaScript.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { unavailable } from '../components/error-screen/copy/unavailable';
+import { copyIn } from '../components/error-screen/copy/languages';
+import type { LanguageCopy } from '../components/error-screen/copy/types';
 import { type Env, readVariable } from '../lib/config/variables';
 import { BALANCER_STATUSES, haproxyErrorFile, RETRY_SECONDS } from '../lib/error-pages/balancer-pages';
+import { defaultLanguage, offeredLanguages } from '../lib/language/offered';
 import { adoptBuildValues } from '../lib/server/build-output';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -27,19 +33,41 @@ export async function writeErrorPages(root = ROOT, env: Env = process.env): Prom
   // The build's values (service name, contact), which the screen reads when it is first loaded.
   adoptBuildValues({ root, dev: false, distDir });
   // Loaded after them: the screen reads its settings (lib/config/site.ts) when it is loaded.
-  const { staticScreenDocument } = await import('../lib/error-pages/static-screen');
-  const html = staticScreenDocument({
-    copy: unavailable,
-    css: buildStylesheet(root, distDir),
-    refreshSeconds: RETRY_SECONDS,
-  });
+  const [{ staticScreenDocument }, { notFoundDocument, notFoundFile }] = await Promise.all([
+    import('../lib/error-pages/static-screen'),
+    import('../lib/error-pages/not-found-pages'),
+  ]);
+  const css = buildStylesheet(root, distDir);
+  const template = readFileSync(path.join(root, distDir, 'server/pages/404.html'), 'utf8');
   const folder = path.join(root, distDir, 'error-pages');
-  mkdirSync(folder, { recursive: true });
-  for (const status of BALANCER_STATUSES) {
-    writeFileSync(path.join(folder, `${status}.html`), html);
-    writeFileSync(path.join(folder, `${status}.http`), haproxyErrorFile(status, html));
+  const balancerPages = (subfolder: string, { common, screens }: LanguageCopy) => {
+    const html = staticScreenDocument({
+      copy: screens.unavailable,
+      words: common,
+      css,
+      refreshSeconds: RETRY_SECONDS,
+    });
+    mkdirSync(path.join(folder, subfolder), { recursive: true });
+    for (const status of BALANCER_STATUSES) {
+      writeFileSync(path.join(folder, subfolder, `${status}.html`), html);
+      writeFileSync(path.join(folder, subfolder, `${status}.http`), haproxyErrorFile(status, html));
+    }
+    return Buffer.byteLength(html);
+  };
+  const notFoundBytes: string[] = [];
+  for (const language of offeredLanguages()) {
+    const { common, screens } = copyIn(language);
+    const html = notFoundDocument(template, screens['not-found'], common);
+    mkdirSync(path.join(folder, language), { recursive: true });
+    writeFileSync(path.join(root, distDir, notFoundFile(language)), html);
+    notFoundBytes.push(`${language} ${Buffer.byteLength(html)}`);
+    balancerPages(language, copyIn(language));
   }
-  return `Balancer pages: ${BALANCER_STATUSES.join(', ')} in ${distDir}/error-pages/ (${Buffer.byteLength(html)} bytes each, no JavaScript).`;
+  const bytes = balancerPages('', copyIn(defaultLanguage()));
+  return [
+    `"Page not found" in ${distDir}/error-pages/<language>/404.html (bytes: ${notFoundBytes.join(', ')}; no JavaScript).`,
+    `Balancer pages: ${BALANCER_STATUSES.join(', ')} in ${distDir}/error-pages/ (${defaultLanguage()}, ${bytes} bytes each, no JavaScript), and in each language's folder.`,
+  ].join('\n');
 }
 
 if (require.main === module) {

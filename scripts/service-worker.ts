@@ -1,12 +1,14 @@
 // A step of `npm run build`, after the balancer's pages: writes the service worker's script
-// (lib/service-worker/script.ts) to <distDir>/service-worker/worker.js, which the server answers at
-// WORKER_PATH. It differs with every build (the build's id and time are in it), so browsers take the
+// (lib/service-worker/script.ts), once per language offered, to <distDir>/service-worker/<language>.js,
+// which the server answers at WORKER_PATH in the visitor's language. It differs with every build (the build's id and time are in it), so browsers take the
 // new one on the next visit. With SERVICE_WORKER=off it is the worker that unregisters itself.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Env, readVariable } from '../lib/config/variables';
 import { adoptBuildValues } from '../lib/server/build-output';
-import { WORKER_FILE } from '../lib/service-worker/serve';
+import { workerFile } from '../lib/service-worker/serve';
+import { copyIn } from '../components/error-screen/copy/languages';
+import { offeredLanguages } from '../lib/language/offered';
 import { buildStylesheet } from './error-pages';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -25,17 +27,19 @@ export async function writeServiceWorker(
   adoptBuildValues({ root, dev: false, distDir });
   // Loaded after them: the screens read their settings (lib/config/site.ts) when first loaded.
   const { readCompiled, workerScript } = await import('../lib/service-worker/script');
-  const text = workerScript({
-    on,
-    build: { id: readFileSync(path.join(root, distDir, 'BUILD_ID'), 'utf8').trim(), time: now },
-    compiled: readCompiled(compiledFolder),
-    css: on ? buildStylesheet(root, distDir) : '',
-  });
-  const file = path.join(root, distDir, WORKER_FILE);
-  mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, text);
+  const build = { id: readFileSync(path.join(root, distDir, 'BUILD_ID'), 'utf8').trim(), time: now };
+  const compiled = readCompiled(compiledFolder);
+  const css = on ? buildStylesheet(root, distDir) : '';
+  const sizes: string[] = [];
+  for (const language of offeredLanguages()) {
+    const text = workerScript({ on, build, compiled, css, language: copyIn(language) });
+    const file = path.join(root, distDir, workerFile(language));
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, text);
+    sizes.push(`${language} ${Buffer.byteLength(text)}`);
+  }
   const what = on ? 'offline and unavailable screens' : 'SERVICE_WORKER=off: it unregisters itself';
-  return `Service worker: ${distDir}/${WORKER_FILE} (${Buffer.byteLength(text)} bytes, ${what}).`;
+  return `Service worker: ${distDir}/${workerFile('<language>')} (bytes: ${sizes.join(', ')}; ${what}).`;
 }
 
 if (require.main === module) {

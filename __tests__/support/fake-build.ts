@@ -18,6 +18,15 @@ export function fakeBuild(prefix: string, inlined: Record<string, string>): stri
     path.join(dist, 'build-manifest.json'),
     JSON.stringify({ pages: { '/_app': ['static/chunks/app.js', 'static/css/app.css'] } }),
   );
-  writeFileSync(path.join(dist, 'required-server-files.json'), JSON.stringify({ config: { env: inlined } }));
+  // The 404 Next prerenders (pages/404.tsx in the default language), its head trimmed.
+  mkdirSync(path.join(dist, 'server/pages'), { recursive: true });
+  writeFileSync(
+    path.join(dist, 'server/pages/404.html'),
+    '<!DOCTYPE html><html lang="en" dir="ltr"><head><title data-next-head="">Page not found – x</title>' +
+      '<link rel="stylesheet" href="/_next/static/css/app.css"/></head><body><div id="__next"><main>Page not found</main></div></body></html>',
+  );
+  // As a build with the default languages inlines them (lib/config/build-time.ts).
+  const env = { APP_SCREEN_LANGUAGES: 'en,fr,de,es,ar', APP_SCREEN_DEFAULT_LANGUAGE: 'en', ...inlined };
+  writeFileSync(path.join(dist, 'required-server-files.json'), JSON.stringify({ config: { env } }));
   return root;
 }

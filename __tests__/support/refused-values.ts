@@ -15,6 +15,8 @@ export const REFUSED: Record<string, string[] | null> = {
   ],
   SENTRY_IN_DEVELOPMENT: ['true', 'yes', '2', 'on'],
   SERVICE_WORKER: ['true', '1', 'ON', 'disabled'],
+  SCREEN_LANGUAGES: ['xx', 'en,,fr', 'en,en', 'EN', 'en;fr', 'fr-CA'],
+  SCREEN_DEFAULT_LANGUAGE: ['xx', 'EN', 'en,fr', 'fr-CA'],
   SENTRY_ENVIRONMENT: null,
   SENTRY_RELEASE: null,
   SENTRY_TUNNEL_PATH: ['tunnel', '/a', '/api', '/_next', '/with/slash', `/${'x'.repeat(70)}`],

@@ -2,21 +2,24 @@ import Head from 'next/head';
 import { site } from '../../lib/config/site';
 import { useHydrated } from '../../lib/client/use-hydrated';
 import { Reference } from '../reference/Reference';
-import type { ScreenCopy } from './copy/types';
+import { common as english } from './copy/en/common';
+import type { CommonCopy, ScreenCopy } from './copy/types';
 
 export interface ErrorScreenProps {
   /** Which state, with its words (components/error-screen/copy/). */
   copy: ScreenCopy;
+  /** The words every screen of its language shares, and its `lang` and `dir`; English's by default. */
+  words?: CommonCopy | undefined;
   /** An error report's id, shown so a person can quote it. */
-  reference?: string;
+  reference?: string | undefined;
   /** For a server error: a same-origin path that retries the request (works with JavaScript off). */
-  retryHref?: string;
+  retryHref?: string | undefined;
   /** For a client exception caught by a boundary: re-render instead of reloading. */
-  onRetry?: () => void;
+  onRetry?: (() => void) | undefined;
 }
 
 /** The one screen every error ends on: 404, other 4xx, 5xx and client-side exceptions. */
-export function ErrorScreen({ copy, reference, retryHref, onRetry }: ErrorScreenProps) {
+export function ErrorScreen({ copy, words = english, reference, retryHref, onRetry }: ErrorScreenProps) {
   const hydrated = useHydrated();
   const { kind } = copy;
   const title = `${copy.heading} – ${site.serviceName}`;
@@ -29,7 +32,8 @@ export function ErrorScreen({ copy, reference, retryHref, onRetry }: ErrorScreen
       </Head>
       {/* data-screen names the state for machines: tests, and browsers' code that must tell our
           screens from someone else's. */}
-      <main className="es-main" data-screen={kind}>
+      {/* lang and dir here too: the boundary's screen shows inside a page of another language. */}
+      <main className="es-main" data-screen={kind} lang={words.lang} dir={words.dir}>
         <h1 className="es-heading">{copy.heading}</h1>
         {copy.paragraphs.map((text) => (
           <p className="es-p" key={text}>
@@ -38,33 +42,35 @@ export function ErrorScreen({ copy, reference, retryHref, onRetry }: ErrorScreen
         ))}
         {site.contact && (
           <p className="es-p">
-            If you need help, <a href={site.contact.href}>{site.contact.label}</a>.
+            {words.help.before}
+            <a href={site.contact.href}>{site.contact.label ?? words.help.contactUs}</a>
+            {words.help.after}
           </p>
         )}
         <div className="es-actions">
           {kind === 'client-exception' && hydrated && (
             <button type="button" className="es-button" onClick={onRetry ?? (() => window.location.reload())}>
-              {onRetry ? 'Try again' : 'Reload the page'}
+              {onRetry ? words.tryAgain : words.reload}
             </button>
           )}
           {kind === 'server-error' && retryHref && (
             <a className="es-button" href={retryHref}>
-              Try again
+              {words.tryAgain}
             </a>
           )}
           {/* Not on "Page not found", which ships no JavaScript: the browser's Back does the same. */}
           {(kind === 'bad-request' || kind === 'server-error') && hydrated && (
             <button type="button" className="es-button es-secondary" onClick={() => window.history.back()}>
-              Go back to the previous page
+              {words.goBack}
             </button>
           )}
           {site.homeHref && (
             <a className="es-button es-secondary" href={site.homeHref}>
-              Go to the home page
+              {words.goHome}
             </a>
           )}
         </div>
-        {reference && <Reference id={reference} />}
+        {reference && <Reference id={reference} words={words.reference} />}
       </main>
     </>
   );

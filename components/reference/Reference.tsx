@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import type { CommonCopy } from '../error-screen/copy/types';
 import { useHydrated } from '../../lib/client/use-hydrated';
 import { shortReference } from '../../lib/reporting/reference';
 
@@ -15,14 +16,14 @@ async function copyText(text: string): Promise<boolean> {
   }
 }
 
-export function Reference({ id }: { id: string }) {
+export function Reference({ id, words }: { id: string; words: CommonCopy['reference'] }) {
   const hydrated = useHydrated();
   const [copied, setCopied] = useState<boolean | null>(null);
   const short = shortReference(id);
   return (
     <p className="es-reference">
-      If you contact us about this, quote reference{' '}
-      <code className="es-code" data-reference={id}>
+      {words.before} {/* Latin letters and digits: left to right, inside right-to-left words too. */}
+      <code className="es-code" data-reference={id} dir="ltr">
         {short}
       </code>
       {hydrated && (
@@ -33,11 +34,11 @@ export function Reference({ id }: { id: string }) {
             void copyText(short).then(setCopied);
           }}
         >
-          {copied ? 'Copied' : 'Copy'}
+          {copied ? words.copied : words.copy}
         </button>
       )}
       <span role="status" className="visually-hidden">
-        {copied === true ? 'Reference copied' : copied === false ? 'Select the reference to copy it' : ''}
+        {copied === true ? words.copiedStatus : copied === false ? words.selectToCopy : ''}
       </span>
     </p>
   );

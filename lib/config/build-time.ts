@@ -12,6 +12,12 @@ export function buildTimeEnv(env: Env, { dev, root }: { dev: boolean; root: stri
   const contactHref = readVariable('contactHref', env, problems);
   // Read in development too, so a bad value is refused there as well.
   const serviceWorker = readVariable('serviceWorker', env, problems);
+  const languages = readVariable('screenLanguages', env, problems);
+  const defaultLanguage = readVariable('screenDefaultLanguage', env, problems);
+  if (!languages.includes(defaultLanguage))
+    problems.push(
+      `SCREEN_DEFAULT_LANGUAGE (${defaultLanguage}) must be one of SCREEN_LANGUAGES (${languages.join(',')})`,
+    );
   if (problems.length > 0)
     throw new ConfigurationError(`Invalid build configuration: ${problems.join('; ')}.`);
   return {
@@ -25,7 +31,9 @@ export function buildTimeEnv(env: Env, { dev, root }: { dev: boolean; root: stri
     APP_SERVICE_NAME: readVariable('serviceName', env, problems),
     APP_HOME_HREF: readVariable('homeHref', env, problems) ?? '',
     APP_CONTACT_HREF: contactHref ?? '',
-    APP_CONTACT_LABEL: contactHref ? readVariable('contactLabel', env, problems) : '',
+    APP_CONTACT_LABEL: (contactHref && readVariable('contactLabel', env, problems)) || '',
+    APP_SCREEN_LANGUAGES: languages.join(','),
+    APP_SCREEN_DEFAULT_LANGUAGE: defaultLanguage,
     // Never under `npm run dev`: a worker would stand between the developer and every reload.
     APP_SERVICE_WORKER: !dev && serviceWorker === 'on' ? '1' : '',
   };

@@ -24,6 +24,9 @@ export type BuildEnv = {
    * by lib/service-worker/register.ts itself, where the build folds it to a constant.
    */
   APP_SERVICE_WORKER: string;
+  /** SCREEN_LANGUAGES, comma-separated; read by lib/language/offered.ts, which the build folds. */
+  APP_SCREEN_LANGUAGES: string;
+  APP_SCREEN_DEFAULT_LANGUAGE: string;
 };
 
 // Each reader names its variable literally: that is what the build's DefinePlugin replaces.

@@ -9,8 +9,8 @@ export interface SiteConfig {
    * lead to another "Page not found".
    */
   homeHref: string | null;
-  /** Where people can get help, if anywhere. */
-  contact: { href: string; label: string } | null;
+  /** Where people can get help, if anywhere; without a label, each language's own words. */
+  contact: { href: string; label: string | null } | null;
 }
 
 // Read here, not through ./build-values.ts: the build replaces each name with its value in this
@@ -20,6 +20,6 @@ export const site: SiteConfig = {
   serviceName: process.env.APP_SERVICE_NAME || 'This service',
   homeHref: process.env.APP_HOME_HREF || null,
   contact: process.env.APP_CONTACT_HREF
-    ? { href: process.env.APP_CONTACT_HREF, label: process.env.APP_CONTACT_LABEL || 'contact us' }
+    ? { href: process.env.APP_CONTACT_HREF, label: process.env.APP_CONTACT_LABEL || null }
     : null,
 };

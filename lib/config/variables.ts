@@ -5,6 +5,7 @@
 // `process.env.X` anywhere in the code, disagree with it. Adding a setting is one row and its use.
 
 import type { Check } from './check';
+import { LANGUAGE_COPY } from '../../components/error-screen/copy/languages';
 import { peerList } from './peer-list';
 
 export type Env = Record<string, string | undefined>;
@@ -74,6 +75,32 @@ export function oneOf<const T extends string>(...choices: T[]): Check<T> {
         : { problem: `must be ${choices.join(' or ')}` },
   };
 }
+
+const KNOWN_LANGUAGES = Object.keys(LANGUAGE_COPY);
+
+/** One language the screens have words in. */
+const oneLanguage: Check<string> = {
+  accepts: `one of ${KNOWN_LANGUAGES.join(', ')}`,
+  parse: (raw) =>
+    KNOWN_LANGUAGES.includes(raw)
+      ? { value: raw }
+      : { problem: `must be one of ${KNOWN_LANGUAGES.join(', ')} (components/error-screen/copy/)` },
+};
+
+/** Languages the screens have words in, comma-separated, each once. */
+const languageList: Check<string[]> = {
+  accepts: `a comma-separated list of ${KNOWN_LANGUAGES.join(', ')}`,
+  parse: (raw) => {
+    const languages = raw.split(',').map((language) => language.trim());
+    const unknown = languages.filter((language) => !KNOWN_LANGUAGES.includes(language));
+    if (unknown.length > 0)
+      return {
+        problem: `names ${unknown.map((language) => JSON.stringify(language)).join(', ')}, which has no words in components/error-screen/copy/ (there are ${KNOWN_LANGUAGES.join(', ')})`,
+      };
+    if (new Set(languages).size !== languages.length) return { problem: 'names a language twice' };
+    return { value: languages };
+  },
+};
 
 interface Row<T, R extends ReadAt, F> {
   name: string;
@@ -316,9 +343,28 @@ export const VARIABLES = {
     name: 'NEXT_PUBLIC_CONTACT_LABEL',
     readAt: 'build',
     group: 'screens',
-    meaning: 'The words of that link.',
+    meaning: 'The words of that link, in every language; unset, each language\'s own ("contact us").',
     check: text,
-    fallback: 'contact us',
+    fallback: null,
+  }),
+  screenLanguages: variable({
+    name: 'SCREEN_LANGUAGES',
+    readAt: 'build',
+    group: 'screens',
+    meaning:
+      'The languages the screens are offered in, comma-separated: each needs a folder of words in components/error-screen/copy/ (docs/error-screens.md). The server picks one from Accept-Language, the browser from navigator.languages.',
+    check: languageList,
+    fallback: (): string[] => ['en', 'fr', 'de', 'es', 'ar'],
+    defaultText: 'en,fr,de,es,ar',
+  }),
+  screenDefaultLanguage: variable({
+    name: 'SCREEN_DEFAULT_LANGUAGE',
+    readAt: 'build',
+    group: 'screens',
+    meaning:
+      "The language of a screen when none of the visitor's is offered (and of the balancer's pages); one of SCREEN_LANGUAGES.",
+    check: oneLanguage,
+    fallback: 'en',
   }),
   // --- Build ---
   distDir: variable({

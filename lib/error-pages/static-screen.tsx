@@ -3,11 +3,13 @@
 // are served while no instance of the app can answer, so they can fetch nothing from it.
 import { renderToStaticMarkup } from 'react-dom/server';
 import { ErrorScreen } from '../../components/error-screen/ErrorScreen';
-import type { ScreenCopy } from '../../components/error-screen/copy/types';
+import type { CommonCopy, ScreenCopy } from '../../components/error-screen/copy/types';
 import { site } from '../config/site';
 
 export interface StaticScreen {
   copy: ScreenCopy;
+  /** The words its language shares, with its `lang` and `dir`. */
+  words: CommonCopy;
   /** The build's own stylesheet, so the screen looks like every other screen of the app. */
   css: string;
   /** How often the page asks again, in seconds: a meta refresh, which needs no JavaScript. */
@@ -22,18 +24,25 @@ export function inlineText(text: string, element: 'script' | 'style'): string {
 }
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
-const escapeHtml = (text: string) => text.replace(/[&<>"]/g, (char) => ESCAPES[char]!);
+export const escapeHtml = (text: string) => text.replace(/[&<>"]/g, (char) => ESCAPES[char]!);
 
-export function staticScreenDocument({ copy, css, refreshSeconds, script }: StaticScreen): string {
+/** A screen's <title>: its heading, then the service's name. */
+export const screenTitle = (copy: ScreenCopy) => `${copy.heading} – ${site.serviceName}`;
+
+/** A screen's markup, as ErrorScreen renders it where nothing runs (its <Head> renders nothing here). */
+export const screenMarkup = (copy: ScreenCopy, words: CommonCopy) =>
+  renderToStaticMarkup(<ErrorScreen copy={copy} words={words} />);
+
+export function staticScreenDocument({ copy, words, css, refreshSeconds, script }: StaticScreen): string {
   // ErrorScreen's <Head> renders nothing outside Next: the head is written here.
-  const body = renderToStaticMarkup(<ErrorScreen copy={copy} />);
+  const body = screenMarkup(copy, words);
   const style = inlineText(css, 'style');
   return [
-    '<!DOCTYPE html><html lang="en"><head>',
+    `<!DOCTYPE html><html lang="${escapeHtml(words.lang)}" dir="${words.dir}"><head>`,
     '<meta charset="utf-8"><meta name="viewport" content="width=device-width">',
     '<meta name="robots" content="noindex">',
     refreshSeconds === undefined ? '' : `<meta http-equiv="refresh" content="${refreshSeconds}">`,
-    `<title>${escapeHtml(`${copy.heading} – ${site.serviceName}`)}</title>`,
+    `<title>${escapeHtml(screenTitle(copy))}</title>`,
     `<style>${style}</style>`,
     `</head><body><div id="__next">${body}</div>`,
     script === undefined ? '' : `<script>${inlineText(script, 'script')}</script>`,

@@ -10,6 +10,13 @@ import type { BuildEnv } from '../config/build-values';
 /** The part of the build's resolved config read here. */
 export interface BuiltConfig {
   env?: Partial<BuildEnv>;
+  /** Whether Next gzips its answers (next.config's `compress`, on unless set false). */
+  compress?: boolean;
+}
+
+/** Whether the build's Next gzips its answers, so the server's own answers can do as it does. */
+export function nextCompresses(root: string, distDir: string): boolean {
+  return parseBuiltConfig(builtConfigText(root, distDir))?.compress !== false;
 }
 
 /**

@@ -14,10 +14,13 @@
 //                8. another build's reporting file: a redirect to this build's (./reporting-file.ts)
 //                9. a page's beacon that it reloaded for a lost build file (lib/fleet/recovery.ts)
 //                   the service worker's script, and its beacons (lib/service-worker/serve.ts)
+//                   a language's client-exception words, for browsers (lib/language/words-stage.ts)
 //               10. another build's file or data: asked of the peer that has it (lib/fleet/)
 //               11. unknown /api paths: a JSON 404
 //               12. tracing: a server transaction, when sampled (./trace-requests.ts)
-//               13. Next, whose failure is reported with a reference and answered 500
+//               13. unknown pages: "Page not found" in the visitor's language, from memory
+//                   (./not-found.ts)
+//               14. Next, whose failure is reported with a reference and answered 500
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Settings } from '../config/settings';
 import { sendProblem } from '../http/problem';
@@ -39,6 +42,8 @@ import { LOST_FILE_PATH } from '../fleet/paths';
 import { answerLostFileBeacon } from '../fleet/lost-file-beacon';
 import { ANSWER_HEADER } from '../service-worker/paths';
 import type { WorkerStage } from '../service-worker/serve';
+import type { NotFoundStage } from './not-found';
+import type { WordsStage } from '../language/words-stage';
 
 /** What the pipeline needs of Next (a prepared `next()` app). */
 export interface NextStage {
@@ -73,6 +78,10 @@ export interface PipelineOptions {
   fleet?: Fleet | null;
   /** The service worker's script and beacons (lib/service-worker/serve.ts). */
   serviceWorker?: WorkerStage | null;
+  /** A language's client-exception words, for browsers (lib/language/words-stage.ts). */
+  words?: WordsStage | null;
+  /** "Page not found" for paths no page answers (./not-found.ts); null where Next must decide. */
+  notFound?: NotFoundStage | null;
 }
 
 export interface Pipeline {
@@ -111,6 +120,8 @@ export function createPipeline({
   tracer = null,
   fleet = null,
   serviceWorker = null,
+  notFound = null,
+  words = null,
 }: PipelineOptions): Pipeline {
   const requests = createRequestCounter();
   const setSecurityHeaders = securityHeaderSetter({ dev });
@@ -147,7 +158,7 @@ export function createPipeline({
       answerLostFileBeacon(req, res);
       return;
     }
-    if (serviceWorker?.(req, res, query.path)) {
+    if (serviceWorker?.(req, res, query.path) || words?.(req, res, query.path)) {
       observer.answeredAs(res, ROUTES.shell);
       return;
     }
@@ -158,6 +169,7 @@ export function createPipeline({
         return;
       }
       tracer?.(req, res, query.path);
+      if (notFound?.(req, res, query.path)) return observer.answeredAs(res, ROUTES.notFound);
       // So that a reported error can learn how its request was answered.
       rememberResponse(req, res);
       next.handle(req, res).catch((error: unknown) => nextFailed(req, res, error));

@@ -6,12 +6,15 @@ import { filesBelow } from '../files/files-below';
 /** More than this many files and the rest count under one route: the label set stays bounded. */
 export const MAX_PUBLIC_ROUTES = 200;
 
-/** `/favicon.ico`, `/robots.txt`…; an empty set when there is no public/ folder. */
-export function readPublicFiles(root: string): ReadonlySet<string> {
+/**
+ * `/favicon.ico`, `/robots.txt`…; an empty set when there is no public/ folder. At most `limit`:
+ * the metrics' routes take the first MAX_PUBLIC_ROUTES, the "Page not found" stage every one.
+ */
+export function readPublicFiles(root: string, limit = MAX_PUBLIC_ROUTES): ReadonlySet<string> {
   const files = new Set<string>();
   try {
     for (const file of filesBelow(path.join(root, 'public'))) {
-      if (files.size >= MAX_PUBLIC_ROUTES) break;
+      if (files.size >= limit) break;
       files.add(`/${file}`);
     }
   } catch {

@@ -24,13 +24,17 @@ import type { Tunnel } from '../reporting/tunnel';
 import type { ReportQueue } from '../reporting/queue/queue';
 import type { Fleet } from '../fleet/stage';
 import { readApiRoutes } from './api-routes';
-import { adoptBuildValues } from './build-output';
+import { adoptBuildValues, nextCompresses } from './build-output';
 import { CannotStart, cannotStartReason, sayCannotStart } from './cannot-start';
 import { createRequestObserver } from './observe-requests';
 import { createPipeline } from './pipeline';
+import { readNotFoundStage } from './not-found';
 import { readPublicFiles } from './public-files';
 import { reportingFileRedirect } from './reporting-file';
-import { readWorkerScript, serviceWorkerStage } from '../service-worker/serve';
+import { readWorkerScripts, serviceWorkerStage, type WorkerScripts } from '../service-worker/serve';
+import { copyIn } from '../../components/error-screen/copy/languages';
+import { defaultLanguage, offeredLanguages } from '../language/offered';
+import { wordsStage } from '../language/words-stage';
 
 // The compiled file sits at dist/lib/server/start.js, three folders below the app's root.
 const ROOT = path.resolve(__dirname, '../../..');
@@ -98,15 +102,16 @@ function configure(dev: boolean): { settings: Settings; distDir: string } {
  * Under `npm run dev`, the worker that unregisters itself: pages register none there, and a worker
  * left by a production server on the same address must not stand between a developer and reloads.
  */
-async function developmentWorker(): Promise<Buffer> {
+async function developmentWorker(): Promise<WorkerScripts> {
   const { readCompiled, workerScript } = await import('../service-worker/script');
   const text = workerScript({
     on: false,
     build: { id: 'development', time: 0 },
     compiled: readCompiled(),
     css: '',
+    language: copyIn(defaultLanguage()),
   });
-  return Buffer.from(text);
+  return new Map([[defaultLanguage(), Buffer.from(text)]]);
 }
 
 /**
@@ -249,7 +254,19 @@ export async function main({ dev }: { dev: boolean }): Promise<void> {
     reportingFile: dev ? null : reportingFileRedirect(ROOT, distDir),
     tracer,
     fleet,
-    serviceWorker: serviceWorkerStage(dev ? await developmentWorker() : readWorkerScript(ROOT, distDir)),
+    words: wordsStage(offeredLanguages()),
+    notFound: dev
+      ? null
+      : readNotFoundStage({
+          root: ROOT,
+          distDir,
+          languages: offeredLanguages(),
+          publicFiles: readPublicFiles(ROOT, Infinity),
+          compress: nextCompresses(ROOT, distDir),
+        }),
+    serviceWorker: serviceWorkerStage(
+      dev ? await developmentWorker() : readWorkerScripts(ROOT, distDir, offeredLanguages()),
+    ),
     next: {
       handle: app.getRequestHandler(),
       renderError: (req, res, pathname) => app.renderError(null, req, res, pathname, {}),

@@ -5,9 +5,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { offline } from '../../components/error-screen/copy/offline';
-import type { OutageKind } from '../../components/error-screen/copy/types';
-import { unavailable } from '../../components/error-screen/copy/unavailable';
+import type { LanguageCopy, OutageKind } from '../../components/error-screen/copy/types';
 import { BALANCER_STATUSES, RETRY_SECONDS } from '../error-pages/balancer-pages';
 import { inlineText, staticScreenDocument } from '../error-pages/static-screen';
 import type { ComeBackSettings } from './come-back';
@@ -62,14 +60,20 @@ export interface WorkerBuild {
   compiled: { worker: string; comeBack: string };
   /** The build's stylesheet. */
   css: string;
+  /**
+   * The screens' language: the server hands each visitor the worker of theirs (./serve.ts), so one
+   * script carries one language, and its size does not grow with the languages offered.
+   */
+  language: LanguageCopy;
 }
 
 /** The worker's settings: both screens, and the headers they are answered with. */
-export function workerSettings({ on, build, compiled, css }: WorkerBuild): WorkerSettings {
+export function workerSettings({ on, build, compiled, css, language }: WorkerBuild): WorkerSettings {
+  const { common: words, screens: copy } = language;
   const script = standalone(compiled.comeBack, 'comeBack', ['window', JSON.stringify(COME_BACK)]);
   const screens: Record<OutageKind, string> = {
-    offline: on ? staticScreenDocument({ copy: offline, css, script }) : '',
-    unavailable: on ? staticScreenDocument({ copy: unavailable, css, script }) : '',
+    offline: on ? staticScreenDocument({ copy: copy.offline, words, css, script }) : '',
+    unavailable: on ? staticScreenDocument({ copy: copy.unavailable, words, css, script }) : '',
   };
   const policy = [
     "default-src 'none'",

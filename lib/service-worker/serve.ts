@@ -7,12 +7,16 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import type { OutageKind } from '../../components/error-screen/copy/types';
 import { answerBeacon } from '../http/beacon';
+import { negotiateLanguage } from '../language/negotiate';
 import { sendPlain } from '../http/plain-response';
 import { recordOutageScreen } from '../metrics/record';
 import { SCREEN_SEEN_PATH, WORKER_PATH } from './paths';
 
-/** Where the build keeps the worker's script (scripts/service-worker.ts writes it). */
-export const WORKER_FILE = 'service-worker/worker.js';
+/** Where the build keeps the worker's script in a language (scripts/service-worker.ts writes it). */
+export const workerFile = (language: string) => `service-worker/${language}.js`;
+
+/** The worker's script in each language a build offers, the default first. */
+export type WorkerScripts = ReadonlyMap<string, Buffer>;
 
 const SCREENS: ReadonlySet<string> = new Set<OutageKind>(['offline', 'unavailable']);
 const SEEN_PREFIX = `${SCREEN_SEEN_PATH}/`;
@@ -21,24 +25,42 @@ const SEEN_PREFIX = `${SCREEN_SEEN_PATH}/`;
 export type WorkerStage = (req: IncomingMessage, res: ServerResponse, pathname: string) => boolean;
 
 /**
- * `script`: the worker this server hands out, or null when the build has none (made before the
- * worker existed): then its path is a 404, and a browser's registration simply fails.
+ * `scripts`: the workers this server hands out, one per language, each visitor theirs by
+ * Accept-Language (a browser sends it when it asks for the script, and the worker keeps the screens
+ * in that language; a visitor who changes languages gets a changed script, which the browser takes
+ * as an update). Null or empty when the build has none (made before the worker existed): then its
+ * path is a 404, and a browser's registration simply fails.
  */
-export function serviceWorkerStage(script: Buffer | null): WorkerStage {
-  const headers = script && {
-    'Content-Type': 'text/javascript; charset=utf-8',
-    'Content-Length': String(script.length),
-    // Browsers ask for the script past their HTTP cache anyway; anything between must ask too.
-    'Cache-Control': 'no-cache',
-    // The script is under /_next/app-shell/, and controls every page of the origin.
-    'Service-Worker-Allowed': '/',
-  };
+export function serviceWorkerStage(scripts: WorkerScripts | null): WorkerStage {
+  const languages = [...(scripts?.keys() ?? [])];
+  const answers = new Map(
+    [...(scripts ?? [])].map(([language, script]) => [
+      language,
+      {
+        script,
+        headers: {
+          'Content-Type': 'text/javascript; charset=utf-8',
+          'Content-Length': String(script.length),
+          // Browsers ask for the script past their HTTP cache anyway; anything between must ask too.
+          'Cache-Control': 'no-cache',
+          // The script is under /_next/app-shell/, and controls every page of the origin.
+          'Service-Worker-Allowed': '/',
+          ...(languages.length > 1 ? { Vary: 'Accept-Language' } : {}),
+        },
+      },
+    ]),
+  );
   return (req, res, pathname) => {
     if (pathname === WORKER_PATH) {
-      if (!script || !headers) sendPlain(res, 404, 'This build has no service worker.');
+      const fallback = languages[0];
+      if (fallback === undefined) sendPlain(res, 404, 'This build has no service worker.');
       else if (req.method !== 'GET' && req.method !== 'HEAD')
         sendPlain(res, 405, 'Only GET.', { Allow: 'GET, HEAD' });
-      else res.writeHead(200, headers).end(req.method === 'HEAD' ? undefined : script);
+      else {
+        const language = negotiateLanguage(req.headers['accept-language'], languages, fallback);
+        const { script, headers } = answers.get(language)!;
+        res.writeHead(200, headers).end(req.method === 'HEAD' ? undefined : script);
+      }
       return true;
     }
     if (!pathname.startsWith(SEEN_PREFIX)) return false;
@@ -49,10 +71,16 @@ export function serviceWorkerStage(script: Buffer | null): WorkerStage {
   };
 }
 
-/** The build's worker script, or null when it has none. */
-export function readWorkerScript(root: string, distDir: string): Buffer | null {
+/** The build's worker scripts, in `languages` (the default first); null when it has none. */
+export function readWorkerScripts(
+  root: string,
+  distDir: string,
+  languages: readonly string[],
+): WorkerScripts | null {
   try {
-    return readFileSync(path.join(root, distDir, WORKER_FILE));
+    return new Map(
+      languages.map((language) => [language, readFileSync(path.join(root, distDir, workerFile(language)))]),
+    );
   } catch {
     return null;
   }

@@ -19,10 +19,39 @@ afterEach(() => {
   process.env = { ...saved };
 });
 
-it('writes the three pages with the build’s own stylesheet and settings', async () => {
+it('writes "Page not found" in each language offered, from the one Next prerendered', async () => {
   const line = await writeErrorPages(root, {});
   expect(line).toMatch(
-    /^Balancer pages: 502, 503, 504 in \.next\/error-pages\/ \(\d+ bytes each, no JavaScript\)\.$/,
+    /^"Page not found" in \.next\/error-pages\/<language>\/404\.html \(bytes: en \d+, fr \d+, de \d+, es \d+, ar \d+; no JavaScript\)\.$/m,
+  );
+  const french = readFileSync(path.join(root, '.next/error-pages/fr/404.html'), 'utf8');
+  expect(french).toMatch(/^<!DOCTYPE html><html lang="fr" dir="ltr">/);
+  expect(french).toContain('<title data-next-head="">Page introuvable – Apply for a bar licence</title>');
+  expect(french).toContain('<link rel="stylesheet" href="/_next/static/css/app.css"/>');
+  expect(french).toContain('<a href="mailto:help@example.org">email the licensing team</a>');
+  const arabic = readFileSync(path.join(root, '.next/error-pages/ar/404.html'), 'utf8');
+  expect(arabic).toMatch(/^<!DOCTYPE html><html lang="ar" dir="rtl">/);
+});
+
+it('writes only the languages the build offers', async () => {
+  process.env.APP_SCREEN_LANGUAGES = 'de,en';
+  writeFileSync(
+    path.join(root, '.next/required-server-files.json'),
+    JSON.stringify({ config: { env: { APP_SCREEN_LANGUAGES: 'de,en', APP_SCREEN_DEFAULT_LANGUAGE: 'de' } } }),
+  );
+  const line = await writeErrorPages(root, {});
+  expect(line).toMatch(/\(bytes: de \d+, en \d+; no JavaScript\)/);
+  expect(line).toMatch(/Balancer pages: 502, 503, 504 in \.next\/error-pages\/ \(de, /);
+  expect(readFileSync(path.join(root, '.next/error-pages/503.html'), 'utf8')).toMatch(/<html lang="de"/);
+});
+
+it('writes the three balancer pages with the build’s own stylesheet and settings, in each language', async () => {
+  const line = await writeErrorPages(root, {});
+  expect(line).toMatch(
+    /^Balancer pages: 502, 503, 504 in \.next\/error-pages\/ \(en, \d+ bytes each, no JavaScript\), and in each language's folder\.$/m,
+  );
+  expect(readFileSync(path.join(root, '.next/error-pages/es/503.html'), 'utf8')).toContain(
+    'Lo sentimos, el servicio no está disponible',
   );
   for (const status of [502, 503, 504]) {
     const html = readFileSync(path.join(root, '.next/error-pages', `${status}.html`), 'utf8');

@@ -22,10 +22,10 @@ function load(env: Record<string, string>) {
       renderToString: require('react-dom/server').renderToString,
       ErrorScreen: require('../../../../components/error-screen/ErrorScreen').ErrorScreen,
       copies: {
-        'not-found': require('../../../../components/error-screen/copy/not-found').notFound,
-        'bad-request': require('../../../../components/error-screen/copy/bad-request').badRequest,
-        'server-error': require('../../../../components/error-screen/copy/server-error').serverError,
-        'client-exception': require('../../../../components/error-screen/copy/client-exception')
+        'not-found': require('../../../../components/error-screen/copy/en/not-found').notFound,
+        'bad-request': require('../../../../components/error-screen/copy/en/bad-request').badRequest,
+        'server-error': require('../../../../components/error-screen/copy/en/server-error').serverError,
+        'client-exception': require('../../../../components/error-screen/copy/en/client-exception')
           .clientException,
       },
     };

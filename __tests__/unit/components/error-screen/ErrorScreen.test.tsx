@@ -2,10 +2,10 @@
 import { render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { ErrorScreen } from '../../../../components/error-screen/ErrorScreen';
-import { badRequest } from '../../../../components/error-screen/copy/bad-request';
-import { clientException } from '../../../../components/error-screen/copy/client-exception';
-import { notFound } from '../../../../components/error-screen/copy/not-found';
-import { serverError } from '../../../../components/error-screen/copy/server-error';
+import { badRequest } from '../../../../components/error-screen/copy/en/bad-request';
+import { clientException } from '../../../../components/error-screen/copy/en/client-exception';
+import { notFound } from '../../../../components/error-screen/copy/en/not-found';
+import { serverError } from '../../../../components/error-screen/copy/en/server-error';
 import type { ScreenCopy } from '../../../../components/error-screen/copy/types';
 import { titleText } from '../../support/render-with-head';
 

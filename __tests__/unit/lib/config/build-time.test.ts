@@ -40,7 +40,23 @@ describe('buildTimeEnv: what every bundle gets', () => {
       APP_CONTACT_HREF: '',
       APP_CONTACT_LABEL: '',
       APP_SERVICE_WORKER: '1',
+      APP_SCREEN_LANGUAGES: 'en,fr,de,es,ar',
+      APP_SCREEN_DEFAULT_LANGUAGE: 'en',
     });
+  });
+
+  it('offers the languages asked for, refusing one without words and a default not among them', () => {
+    const built = buildTimeEnv(
+      { SCREEN_LANGUAGES: 'de, fr', SCREEN_DEFAULT_LANGUAGE: 'fr' },
+      { dev: false, root },
+    );
+    expect(built).toMatchObject({ APP_SCREEN_LANGUAGES: 'de,fr', APP_SCREEN_DEFAULT_LANGUAGE: 'fr' });
+    expect(() => buildTimeEnv({ SCREEN_LANGUAGES: 'en,xx' }, { dev: false, root })).toThrow(
+      'SCREEN_LANGUAGES names "xx", which has no words in components/error-screen/copy/',
+    );
+    expect(() => buildTimeEnv({ SCREEN_LANGUAGES: 'fr,de' }, { dev: false, root })).toThrow(
+      'SCREEN_DEFAULT_LANGUAGE (en) must be one of SCREEN_LANGUAGES (fr,de)',
+    );
   });
 
   it('registers the service worker unless SERVICE_WORKER=off, and never under npm run dev', () => {

@@ -1,4 +1,7 @@
-import { unavailable } from '../../../../components/error-screen/copy/unavailable';
+import { common as arabic } from '../../../../components/error-screen/copy/ar/common';
+import { unavailable as arabicUnavailable } from '../../../../components/error-screen/copy/ar/unavailable';
+import { common } from '../../../../components/error-screen/copy/en/common';
+import { unavailable } from '../../../../components/error-screen/copy/en/unavailable';
 import {
   BALANCER_STATUSES,
   ERRORFILE_MAX_BYTES,
@@ -10,11 +13,11 @@ import { staticScreenDocument } from '../../../../lib/error-pages/static-screen'
 const CSS = '.es-main{max-width:40rem}';
 
 describe('staticScreenDocument', () => {
-  const html = staticScreenDocument({ copy: unavailable, css: CSS, refreshSeconds: 5 });
+  const html = staticScreenDocument({ copy: unavailable, words: common, css: CSS, refreshSeconds: 5 });
 
   it('is the shell’s screen, marked for machines, with its words', () => {
-    expect(html).toMatch(/^<!DOCTYPE html><html lang="en">/);
-    expect(html).toContain('<main class="es-main" data-screen="unavailable">');
+    expect(html).toMatch(/^<!DOCTYPE html><html lang="en" dir="ltr">/);
+    expect(html).toContain('<main class="es-main" data-screen="unavailable" lang="en" dir="ltr">');
     expect(html).toContain('<h1 class="es-heading">Sorry, the service is unavailable</h1>');
     expect(html).toContain('<title>Sorry, the service is unavailable – This service</title>');
     for (const paragraph of unavailable.paragraphs) expect(html).toContain(paragraph);
@@ -26,9 +29,17 @@ describe('staticScreenDocument', () => {
     expect(html).toContain('<meta http-equiv="refresh" content="5">');
   });
 
+  it('is in the language it is given, written the way that language is', () => {
+    const rtl = staticScreenDocument({ copy: arabicUnavailable, words: arabic, css: CSS, refreshSeconds: 5 });
+    expect(rtl).toMatch(/^<!DOCTYPE html><html lang="ar" dir="rtl">/);
+    expect(rtl).toContain(`<h1 class="es-heading">${arabicUnavailable.heading}</h1>`);
+    expect(rtl).toContain(`<title>${arabicUnavailable.heading} – This service</title>`);
+  });
+
   it('keeps a stylesheet from ending its <style> element', () => {
     const hostile = staticScreenDocument({
       copy: unavailable,
+      words: common,
       css: 'a{}</style><script>alert(1)</script>',
       refreshSeconds: 5,
     });

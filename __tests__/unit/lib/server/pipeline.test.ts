@@ -84,7 +84,9 @@ beforeEach(async () => {
     }),
     reportingFile: (path) =>
       path === '/_next/static/chunks/reporting-old.js' ? '/_next/static/chunks/reporting-new.js' : null,
-    serviceWorker: serviceWorkerStage(Buffer.from('self.addEventListener("fetch", () => {});')),
+    serviceWorker: serviceWorkerStage(
+      new Map([['en', Buffer.from('self.addEventListener("fetch", () => {});')]]),
+    ),
   });
   await new Promise<void>((resolve) => pipeline.server.listen(0, '127.0.0.1', resolve));
   port = (pipeline.server.address() as AddressInfo).port;

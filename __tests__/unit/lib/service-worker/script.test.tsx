@@ -13,6 +13,8 @@ import {
 } from '../../../../lib/service-worker/script';
 import type { WorkerSettings } from '../../../../lib/service-worker/worker';
 
+import { copyIn } from '../../../../components/error-screen/copy/languages';
+
 const FOLDER = path.resolve(__dirname, '../../../../lib/service-worker');
 /** As tsconfig.server.json compiles them for `npm run build`. */
 function compiled(file: string): string {
@@ -28,6 +30,7 @@ const build = (on = true): WorkerBuild => ({
   build: { id: 'abc123', time: 1_700_000_000_000 },
   compiled: { worker: compiled('worker.ts'), comeBack: compiled('come-back.ts') },
   css: CSS,
+  language: copyIn('en'),
 });
 
 /** Runs the script as a browser runs a worker's, and returns what it registered and was given. */
@@ -83,7 +86,7 @@ describe('the screens it carries', () => {
     '%s: the shell’s screen, styled, with one script and no refresh',
     (kind) => {
       const html = settings.screens[kind];
-      expect(html).toContain(`<main class="es-main" data-screen="${kind}">`);
+      expect(html).toContain(`<main class="es-main" data-screen="${kind}" lang="en" dir="ltr">`);
       expect(html).toContain(`<style>${CSS}</style>`);
       expect(html.match(/<script>/g)).toHaveLength(1);
       expect(html).not.toMatch(/http-equiv="refresh"|<script src|<link/);

@@ -5,10 +5,19 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { recorderSlot } from '../../../../lib/metrics/record';
-import { readWorkerScript, serviceWorkerStage, type WorkerStage } from '../../../../lib/service-worker/serve';
+import {
+  readWorkerScripts,
+  serviceWorkerStage,
+  type WorkerStage,
+} from '../../../../lib/service-worker/serve';
 import { rawRequest } from '../../../support/http';
 
 const SCRIPT = Buffer.from('self.addEventListener("install", () => {});');
+const FRENCH = Buffer.from('self.addEventListener("install", () => {}); // fr');
+const SCRIPTS = new Map([
+  ['en', SCRIPT],
+  ['fr', FRENCH],
+]);
 let server: Server;
 let base: string;
 let stage: WorkerStage;
@@ -28,7 +37,7 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise((resolve) => server.close(resolve)));
 beforeEach(() => {
-  stage = serviceWorkerStage(SCRIPT);
+  stage = serviceWorkerStage(SCRIPTS);
   counted = [];
   passedOn = [];
   recorderSlot.write(recorderWith({ outageScreen: (screen) => void counted.push(screen) }));
@@ -45,7 +54,21 @@ describe('the worker’s script', () => {
       'cache-control': 'no-cache',
       'service-worker-allowed': '/',
       'content-length': String(SCRIPT.length),
+      vary: 'Accept-Language',
     });
+  });
+
+  it('is the one in the visitor’s language, whose screens the worker keeps; the default for any other', async () => {
+    const french = await rawRequest(base, '/_next/app-shell/worker.js', {
+      headers: { 'accept-language': 'fr-CA, en;q=0.5' },
+    });
+    expect(french.body).toBe(FRENCH.toString());
+    expect(french.headers['content-length']).toBe(String(FRENCH.length));
+    for (const header of ['de', '*', 'xx-YY', ',;q=', 'fr;q=0'])
+      expect(
+        (await rawRequest(base, '/_next/app-shell/worker.js', { headers: { 'accept-language': header } }))
+          .body,
+      ).toBe(SCRIPT.toString());
   });
 
   it('answers HEAD without a body, and anything else but GET with 405', async () => {
@@ -63,10 +86,11 @@ describe('the worker’s script', () => {
   it('is read from the build, or is none', () => {
     const root = mkdtempSync(path.join(tmpdir(), 'worker-'));
     try {
-      expect(readWorkerScript(root, '.next')).toBeNull();
+      expect(readWorkerScripts(root, '.next', ['en', 'fr'])).toBeNull();
       mkdirSync(path.join(root, '.next/service-worker'), { recursive: true });
-      writeFileSync(path.join(root, '.next/service-worker/worker.js'), SCRIPT);
-      expect(readWorkerScript(root, '.next')).toEqual(SCRIPT);
+      writeFileSync(path.join(root, '.next/service-worker/en.js'), SCRIPT);
+      writeFileSync(path.join(root, '.next/service-worker/fr.js'), FRENCH);
+      expect(readWorkerScripts(root, '.next', ['en', 'fr'])).toEqual(SCRIPTS);
     } finally {
       rmSync(root, { recursive: true, force: true });
     }

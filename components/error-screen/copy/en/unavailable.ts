@@ -1,4 +1,4 @@
-import type { ScreenCopy } from './types';
+import type { ScreenCopy } from '../types';
 
 // After GOV.UK's "Service unavailable" pattern: say it is unavailable, that it is not the
 // visitor's doing, and what happens next (the page tries again by itself).

@@ -1,4 +1,4 @@
-import type { ScreenCopy } from './types';
+import type { ScreenCopy } from '../types';
 
 export const clientException: ScreenCopy = {
   kind: 'client-exception',

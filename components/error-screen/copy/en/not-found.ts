@@ -1,4 +1,4 @@
-import type { ScreenCopy } from './types';
+import type { ScreenCopy } from '../types';
 
 export const notFound: ScreenCopy = {
   kind: 'not-found',

@@ -1,4 +1,4 @@
-import type { ScreenCopy } from './types';
+import type { ScreenCopy } from '../types';
 
 // After GOV.UK's "Service unavailable" pattern, for the visitor's own connection: say what happened
 // (their device is not connected), that it is nothing they did wrong, and what happens next (the

@@ -1,0 +1,53 @@
+/** @jest-environment jsdom */
+import { render, screen, waitFor } from '@testing-library/react';
+import { ClientExceptionScreen } from '../../../../components/error-screen/ClientExceptionScreen';
+import { common as french } from '../../../../components/error-screen/copy/fr/common';
+import { clientException as frenchScreen } from '../../../../components/error-screen/copy/fr/client-exception';
+
+jest.mock('next/head', () => ({
+  __esModule: true,
+  default: jest.requireActual('../../support/render-with-head').InlineHead,
+}));
+
+const languages = jest.spyOn(navigator, 'languages', 'get');
+afterEach(() => {
+  delete (globalThis as { fetch?: unknown }).fetch;
+});
+
+describe('the client-exception screen', () => {
+  // First: a failure is not kept, so the next screen asks again (the test after this one).
+  it('stays in English when the words cannot be had: no fetch, a failed one, an error answer', async () => {
+    for (const fetch of [
+      undefined,
+      jest.fn(async () => Promise.reject(new TypeError('Failed to fetch'))),
+      jest.fn(async () => ({ ok: false, json: async () => ({}) })),
+    ]) {
+      if (fetch) Object.assign(globalThis, { fetch });
+      const { unmount } = render(<ClientExceptionScreen />);
+      if (fetch) await waitFor(() => expect(fetch).toHaveBeenCalled());
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      expect(screen.getByRole('heading', { level: 1 })).toHaveTextContent('Sorry, this page stopped working');
+      expect(screen.getByRole('main')).toHaveAttribute('lang', 'en');
+      unmount();
+    }
+  });
+
+  it('asks the server for the words of navigator.languages, and shows them with their lang and dir', async () => {
+    languages.mockReturnValue(['fr-FR', 'en-US']);
+    const fetch = jest.fn(async () => ({
+      ok: true,
+      json: async () => ({ words: french, screen: frenchScreen }),
+    }));
+    Object.assign(globalThis, { fetch });
+    render(<ClientExceptionScreen reference="0123456789abcdef0123456789abcdef" />);
+    await waitFor(() =>
+      expect(screen.getByRole('heading', { level: 1 })).toHaveTextContent(
+        'Désolé, cette page a cessé de fonctionner',
+      ),
+    );
+    expect(fetch).toHaveBeenCalledWith('/_next/app-shell/words?languages=fr-FR%2Cen-US');
+    expect(screen.getByRole('main')).toHaveAttribute('lang', 'fr');
+    expect(screen.getByRole('main')).toHaveAttribute('dir', 'ltr');
+    expect(screen.getByText(/indiquez la référence/)).toBeInTheDocument();
+  });
+});

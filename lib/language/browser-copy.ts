@@ -1,0 +1,42 @@
+// The client-exception screen's words in the visitor's language, in the browser. Every page's
+// first-load JavaScript carries English's (components/error-screen/copy/en/) and this loader, which
+// once the page has loaded asks the server (./words-stage.ts) for the words of the first of
+// `navigator.languages` it offers, so they are here before an error needs them. The server chooses,
+// with the negotiator it uses for every screen, and the browser's cache keeps the answer: a lazy
+// chunk per language, or a matcher and the list of languages in the bundle, cost every page's
+// first-load JavaScript more than this (docs/error-screens.md has the figures).
+import { afterLoad } from '../client/after-load';
+import type { CommonCopy, ScreenCopy } from '../../components/error-screen/copy/types';
+import { WORDS_PATH } from './paths';
+
+export interface BrowserCopy {
+  words: CommonCopy;
+  screen: ScreenCopy;
+}
+
+let loading: Promise<BrowserCopy | null> | null = null;
+let loaded: BrowserCopy | null = null;
+
+/**
+ * The visitor's words, asked for once; null when they could not be had (the network is gone): then
+ * the screen stays in the bundle's English, and a later call asks again.
+ */
+export function loadBrowserCopy(): Promise<BrowserCopy | null> {
+  // Inside a promise, so a browser without fetch gets English instead of a second error.
+  loading ??= Promise.resolve()
+    .then(() => fetch(`${WORDS_PATH}?languages=${encodeURIComponent(String(navigator.languages))}`))
+    .then((answer) => (answer.ok ? answer.json() : Promise.reject(new Error(String(answer.status)))))
+    .then(
+      (copy: BrowserCopy) => (loaded = copy),
+      () => (loading = null),
+    );
+  return loading;
+}
+
+/** The visitor's words if they are already here. */
+export const loadedBrowserCopy = (): BrowserCopy | null => loaded;
+
+/** Asks for the visitor's words once the page has loaded, before any error can need them. */
+export function preloadBrowserCopy(): void {
+  if (typeof window !== 'undefined') afterLoad(() => void loadBrowserCopy());
+}

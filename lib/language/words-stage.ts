@@ -1,0 +1,54 @@
+// The server's side of ./browser-copy.ts: the client-exception words of the first language of a
+// browser's `navigator.languages` (the `languages` query parameter) the build offers, as JSON, made
+// once at start from the languages' table. Anyone may ask; the answers are a fixed set of a few
+// hundred bytes each, the list is read as far as an Accept-Language header is (./negotiate.ts).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { copyIn } from '../../components/error-screen/copy/languages';
+import { sendPlain } from '../http/plain-response';
+import type { BrowserCopy } from './browser-copy';
+import { boundedHeader, negotiateLanguage } from './negotiate';
+import { WORDS_PATH } from './paths';
+
+/** Answers the request if it is for the words, and says so; otherwise leaves it alone. */
+export type WordsStage = (req: IncomingMessage, res: ServerResponse, pathname: string) => boolean;
+
+/**
+ * `navigator.languages` as an Accept-Language header: the order made into weights (1, 0.99, …), so
+ * the first language with words wins, whether a range or its prefix matches it.
+ */
+export function listAsHeader(list: string): string {
+  return boundedHeader(list)
+    .split(',')
+    .map((range, index) => `${range.trim()};q=${Math.max(1 - index / 100, 0.01).toFixed(2)}`)
+    .join(',');
+}
+
+export function wordsStage(languages: readonly string[]): WordsStage {
+  const fallback = languages[0] ?? 'en';
+  const answers = new Map(
+    languages.map((language) => {
+      const { common, screens } = copyIn(language);
+      const copy: BrowserCopy = { words: common, screen: screens['client-exception'] };
+      const body = Buffer.from(JSON.stringify(copy));
+      const headers = {
+        'Content-Type': 'application/json; charset=utf-8',
+        'Content-Length': String(body.length),
+        // Kept by the browser for an hour: every page asks once it has loaded. A deploy that
+        // corrects the words reaches a visitor within the hour.
+        'Cache-Control': 'private, max-age=3600',
+      };
+      return [language, { body, headers }] as const;
+    }),
+  );
+  return (req, res, pathname) => {
+    if (pathname !== WORDS_PATH) return false;
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      sendPlain(res, 405, 'Only GET.', { Allow: 'GET, HEAD' });
+      return true;
+    }
+    const list = new URLSearchParams((req.url ?? '').split('?')[1] ?? '').get('languages') ?? '';
+    const { body, headers } = answers.get(negotiateLanguage(listAsHeader(list), languages, fallback))!;
+    res.writeHead(200, headers).end(req.method === 'HEAD' ? undefined : body);
+    return true;
+  };
+}

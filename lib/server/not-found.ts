@@ -1,0 +1,153 @@
+// Stage 11 of the pipeline: "Page not found" for a path no page, file or rule of the build answers,
+// in the visitor's language (Accept-Language), from memory: the build wrote one document per
+// language (lib/error-pages/not-found-pages.ts), read once here, each answer's headers and gzip
+// made once. Next would answer these paths with its one prerendered 404 (pages/404.tsx) in the
+// default language; it still answers every path this stage cannot be sure of.
+import { readFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { notFoundFile } from '../error-pages/not-found-pages';
+import { acceptsGzip } from '../http/accept-encoding';
+import { negotiateLanguage } from '../language/negotiate';
+
+/** Answers the request if its path is surely unknown, and says so; otherwise leaves it alone. */
+export type NotFoundStage = (req: IncomingMessage, res: ServerResponse, pathname: string) => boolean;
+
+interface Rule {
+  regex: string;
+}
+interface RoutesManifest {
+  basePath?: string;
+  i18n?: unknown;
+  caseSensitive?: boolean;
+  staticRoutes?: Rule[];
+  dynamicRoutes?: Rule[];
+  redirects?: Rule[];
+  headers?: Rule[];
+  rewrites?: Rule[] | { beforeFiles?: Rule[]; afterFiles?: Rule[]; fallback?: Rule[] };
+}
+
+/**
+ * Which paths Next would answer with its 404 page, from the build's routes manifest: none of its
+ * pages (static or dynamic), public files, redirects (its own trailing-slash one included), header
+ * rules or rewrites can match them. Null when the build leaves that to code that runs per request
+ * (middleware, fallback rewrites, i18n routing, a base path): then Next answers every path.
+ * Paths with percent-escapes or dot segments, and `/_next/`, are always left to Next, which
+ * decodes and normalises them its own way.
+ */
+export function unknownPathTest(
+  manifest: RoutesManifest,
+  hasMiddleware: boolean,
+  publicFiles: ReadonlySet<string>,
+): ((pathname: string) => boolean) | null {
+  const rewrites = Array.isArray(manifest.rewrites)
+    ? { afterFiles: manifest.rewrites }
+    : (manifest.rewrites ?? {});
+  if (hasMiddleware || manifest.basePath || manifest.i18n || (rewrites.fallback ?? []).length > 0)
+    return null;
+  const flags = manifest.caseSensitive ? '' : 'i';
+  const rules = [
+    ...(manifest.staticRoutes ?? []),
+    ...(manifest.dynamicRoutes ?? []),
+    ...(manifest.redirects ?? []),
+    ...(manifest.headers ?? []),
+    ...(rewrites.beforeFiles ?? []),
+    ...(rewrites.afterFiles ?? []),
+  ].map((rule) => new RegExp(rule.regex, flags));
+  const files = new Set([...publicFiles].map((file) => (manifest.caseSensitive ? file : file.toLowerCase())));
+  return (pathname) =>
+    SIMPLE_PATH.test(pathname) &&
+    !pathname.startsWith('/_next/') &&
+    !files.has(manifest.caseSensitive ? pathname : pathname.toLowerCase()) &&
+    !rules.some((rule) => rule.test(pathname));
+}
+
+/** Segments of plain characters, no `.` or `..` segment, no percent-escape, no empty segment. */
+const SIMPLE_PATH = /^(?:\/(?!\.\.?(?:\/|$))[A-Za-z0-9._~!$&'()*+,;=:@-]+)*\/?$/;
+
+interface Answer {
+  body: Buffer;
+  gzipped: Buffer;
+  headers: Record<string, string>;
+  gzipHeaders: Record<string, string>;
+}
+
+/**
+ * The stage, from each language's document (`documents`, the default first). `compress`: gzip
+ * the answer for clients that take it, as Next does (its `compress` setting).
+ */
+export function notFoundStage({
+  documents,
+  isUnknown,
+  compress,
+}: {
+  documents: ReadonlyMap<string, Buffer>;
+  isUnknown: (pathname: string) => boolean;
+  compress: boolean;
+}): NotFoundStage | null {
+  const languages = [...documents.keys()];
+  const fallback = languages[0];
+  if (fallback === undefined) return null;
+  const answers = new Map<string, Answer>();
+  for (const [language, body] of documents) {
+    const common = {
+      'Content-Type': 'text/html; charset=utf-8',
+      // As Next's own 404: never kept, so a page made later at this path is found at once.
+      'Cache-Control': 'private, no-cache, no-store, max-age=0, must-revalidate',
+      Vary: compress ? 'Accept-Encoding, Accept-Language' : 'Accept-Language',
+    };
+    const gzipped = compress ? gzipSync(body, { level: 9 }) : body;
+    answers.set(language, {
+      body,
+      gzipped,
+      headers: { ...common, 'Content-Length': String(body.length) },
+      gzipHeaders: { ...common, 'Content-Encoding': 'gzip', 'Content-Length': String(gzipped.length) },
+    });
+  }
+  return (req, res, pathname) => {
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || !isUnknown(pathname)) return false;
+    const language = negotiateLanguage(req.headers['accept-language'], languages, fallback);
+    const answer = answers.get(language)!;
+    const gzip = compress && acceptsGzip(req.headers['accept-encoding']);
+    res.writeHead(404, gzip ? answer.gzipHeaders : answer.headers);
+    res.end(req.method === 'HEAD' ? undefined : gzip ? answer.gzipped : answer.body);
+    return true;
+  };
+}
+
+/**
+ * The stage for a build: its manifest, its documents in `languages` (the default first), and
+ * whether Next compresses. Null, with Next answering every unknown path, when the build has no
+ * such documents (made before them) or routes per request (see unknownPathTest).
+ */
+export function readNotFoundStage({
+  root,
+  distDir,
+  languages,
+  publicFiles,
+  compress,
+}: {
+  root: string;
+  distDir: string;
+  languages: readonly string[];
+  publicFiles: ReadonlySet<string>;
+  compress: boolean;
+}): NotFoundStage | null {
+  const read = (file: string) => readFileSync(path.join(root, distDir, file));
+  try {
+    const manifest = JSON.parse(read('routes-manifest.json').toString('utf8')) as RoutesManifest;
+    const middleware = JSON.parse(read('server/middleware-manifest.json').toString('utf8')) as {
+      sortedMiddleware?: unknown[];
+      middleware?: Record<string, unknown>;
+    };
+    const hasMiddleware =
+      (middleware.sortedMiddleware ?? []).length > 0 || Object.keys(middleware.middleware ?? {}).length > 0;
+    const isUnknown = unknownPathTest(manifest, hasMiddleware, publicFiles);
+    if (!isUnknown) return null;
+    const documents = new Map(languages.map((language) => [language, read(notFoundFile(language))]));
+    return notFoundStage({ documents, isUnknown, compress });
+  } catch {
+    return null;
+  }
+}
