@@ -12,6 +12,7 @@ import { copyIn } from '../components/error-screen/copy/languages';
 import type { LanguageCopy } from '../components/error-screen/copy/types';
 import { type Env, readVariable } from '../lib/config/variables';
 import { BALANCER_STATUSES, haproxyErrorFile, RETRY_SECONDS } from '../lib/error-pages/balancer-pages';
+import { notFoundFile } from '../lib/error-pages/paths';
 import { defaultLanguage, offeredLanguages } from '../lib/language/offered';
 import { adoptBuildValues } from '../lib/server/build-output';
 
@@ -33,7 +34,7 @@ export async function writeErrorPages(root = ROOT, env: Env = process.env): Prom
   // The build's values (service name, contact), which the screen reads when it is first loaded.
   adoptBuildValues({ root, dev: false, distDir });
   // Loaded after them: the screen reads its settings (lib/config/site.ts) when it is loaded.
-  const [{ staticScreenDocument }, { notFoundDocument, notFoundFile }] = await Promise.all([
+  const [{ staticScreenDocument }, { notFoundDocument }] = await Promise.all([
     import('../lib/error-pages/static-screen'),
     import('../lib/error-pages/not-found-pages'),
   ]);

@@ -6,9 +6,6 @@
 import type { CommonCopy, ScreenCopy } from '../../components/error-screen/copy/types';
 import { escapeHtml, screenMarkup, screenTitle } from './static-screen';
 
-/** Where a build keeps a language's "Page not found", below its folder. */
-export const notFoundFile = (language: string) => `error-pages/${language}/404.html`;
-
 const HTML_START = /^<!DOCTYPE html><html lang="[^"]*" dir="[^"]*">/;
 const TITLE = /(<title[^>]*>)[^<]*(<\/title>)/;
 const ROOT_START = '<div id="__next">';

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { notFoundFile } from '../error-pages/not-found-pages';
+import { notFoundFile } from '../error-pages/paths';
 import { acceptsGzip } from '../http/accept-encoding';
 import { negotiateLanguage } from '../language/negotiate';
 

@@ -1,7 +1,7 @@
 // The server's own code stays out of the bundles webpack makes for pages and for the edge runtime,
 // in `npm run dev` as in a build (docs/module-boundaries.md). A `node:` module in such a bundle
 // fails its compile, and the dev server then answers 500 to every page.
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { reachedFrom, type Reached } from '../../support/import-graph';
 import { ROOT } from '../../support/paths';
@@ -70,5 +70,24 @@ describe('instrumentation.ts', () => {
     const reached = reachedFrom(ROOT, ['instrumentation.ts'], 'nodejs');
     expect(reached.files.has(path.join('lib', 'reporting', 'node', 'reporter.ts'))).toBe(true);
     expect(forbidden(reached)).not.toEqual([]);
+  });
+});
+
+describe('the production server’s start', () => {
+  // React picks its development or production build when first loaded, from NODE_ENV, which the
+  // server sets to production only once it runs (lib/server/start.ts). A module the server
+  // imports at the top that loads React would load its development build, which Next's production
+  // renderer then fails to render with ("dispatcher.getOwner is not a function": every error screen
+  // a 500 with no words).
+  it('loads no React before it has set NODE_ENV: its static imports reach none', () => {
+    const source = readFileSync(path.join(ROOT, 'lib/server/start.ts'), 'utf8');
+    const staticImports = [...source.matchAll(/^import (?!type )[^;]*? from '(\.[^']+)';$/gms)].map(
+      ([, specifier]) => path.join('lib', 'server', `${specifier}.ts`),
+    );
+    expect(staticImports.length).toBeGreaterThan(10);
+    const reached = reachedFrom(ROOT, staticImports, 'nodejs');
+    const react = [...reached.modules.keys()].filter((name) => /^react(-dom)?(\/|$)/.test(name));
+    const components = [...reached.files.keys()].filter((file) => file.endsWith('.tsx'));
+    expect([...react, ...components]).toEqual([]);
   });
 });
