@@ -99,7 +99,7 @@ const metricsOf = (server: RunningServer) =>
 
 const buildIdOf = (distDir: string) => readFileSync(path.join(ROOT, distDir, 'BUILD_ID'), 'utf8').trim();
 const workerTimeOf = (distDir: string) =>
-  Number(/"time":(\d+)/.exec(readFileSync(path.join(ROOT, distDir, 'service-worker/worker.js'), 'utf8'))![1]);
+  Number(/"time":(\d+)/.exec(readFileSync(path.join(ROOT, distDir, 'service-worker/en.js'), 'utf8'))![1]);
 
 /** Milliseconds until `locator` shows, at most BACK_WITHIN_MS. */
 async function timeUntilShown(page: Page, selector: string): Promise<number> {

@@ -33,8 +33,9 @@ interface RoutesManifest {
  * pages (static or dynamic), public files, redirects (its own trailing-slash one included), header
  * rules or rewrites can match them. Null when the build leaves that to code that runs per request
  * (middleware, fallback rewrites, i18n routing, a base path): then Next answers every path.
- * Paths with percent-escapes or dot segments, and `/_next/`, are always left to Next, which
- * decodes and normalises them its own way.
+ * A path with percent-escapes is tested as sent and decoded (Next matches pages on the decoded
+ * path), and is unknown only when both are. Paths that do not decode, dot segments (sent or
+ * escaped) and `/_next/` are always left to Next, which normalises them its own way.
  */
 export function unknownPathTest(
   manifest: RoutesManifest,
@@ -56,15 +57,38 @@ export function unknownPathTest(
     ...(rewrites.afterFiles ?? []),
   ].map((rule) => new RegExp(rule.regex, flags));
   const files = new Set([...publicFiles].map((file) => (manifest.caseSensitive ? file : file.toLowerCase())));
-  return (pathname) =>
-    SIMPLE_PATH.test(pathname) &&
-    !pathname.startsWith('/_next/') &&
-    !files.has(manifest.caseSensitive ? pathname : pathname.toLowerCase()) &&
-    !rules.some((rule) => rule.test(pathname));
+  const known = (path: string) =>
+    path.startsWith('/_next/') ||
+    files.has(manifest.caseSensitive ? path : path.toLowerCase()) ||
+    rules.some((rule) => rule.test(path));
+  return (pathname) => {
+    if (!pathname.includes('%')) return SIMPLE_PATH.test(pathname) && !known(pathname);
+    const decoded = decodedPath(pathname);
+    return (
+      decoded !== null &&
+      ESCAPED_PATH.test(pathname) &&
+      DECODED_PATH.test(decoded) &&
+      !known(pathname) &&
+      !known(decoded)
+    );
+  };
 }
 
-/** Segments of plain characters, no `.` or `..` segment, no percent-escape, no empty segment. */
+/** Segments of plain characters, no `.` or `..` segment, no empty segment. */
 const SIMPLE_PATH = /^(?:\/(?!\.\.?(?:\/|$))[A-Za-z0-9._~!$&'()*+,;=:@-]+)*\/?$/;
+/** The same, with percent-escapes. */
+const ESCAPED_PATH = /^(?:\/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)*\/?$/;
+/** A path decoded: no `.` or `..` segment, no empty segment, no control character. */
+const DECODED_PATH = /^(?:\/(?!\.\.?(?:\/|$))[^/\x00-\x1f\x7f]+)*\/?$/;
+
+/** The path decoded as Next decodes it, or null when it does not decode (Next answers those). */
+function decodedPath(pathname: string): string | null {
+  try {
+    return decodeURIComponent(pathname);
+  } catch {
+    return null;
+  }
+}
 
 interface Answer {
   body: Buffer;
