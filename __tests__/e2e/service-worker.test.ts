@@ -5,6 +5,7 @@
  * build's worker replaces the old one, two builds side by side do not make a visitor flip between
  * their workers, and SERVICE_WORKER=off takes it away again.
  */
+import { LANGUAGE_COPY } from '../../components/error-screen/copy/languages';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -175,6 +176,23 @@ describe('behind HAProxy', () => {
       5_000,
       100,
     );
+  });
+
+  it('keeps its screens in the visitor’s language: an Arabic visitor offline gets the Arabic screen, right to left', async () => {
+    const watched = await openWatchedPage(browser, {
+      locale: 'ar',
+      extraHTTPHeaders: { 'Accept-Language': 'ar' },
+    });
+    visitors.add(watched);
+    const { page } = watched;
+    await openPage(page, `${balancer.url}${PAGE}`);
+    await page.context().setOffline(true);
+    await page.reload();
+    const { screens } = LANGUAGE_COPY.ar!;
+    await page.locator('main[data-screen="offline"][lang="ar"][dir="rtl"]').waitFor();
+    await page.getByRole('heading', { name: screens.offline.heading }).waitFor();
+    expect(await page.getAttribute('html', 'dir')).toBe('rtl');
+    await page.context().setOffline(false);
   });
 
   it('when every instance is down: the unavailable screen for a visited page (the worker’s) and a first visit (the balancer’s); back by themselves', async () => {

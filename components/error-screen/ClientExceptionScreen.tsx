@@ -16,10 +16,9 @@ export interface ClientExceptionScreenProps {
  */
 export function ClientExceptionScreen({ reference, onRetry }: ClientExceptionScreenProps) {
   const [copy, setCopy] = useState(loadedBrowserCopy);
-  // (Set after the screen is gone, the state is simply dropped.)
-  useEffect(() => {
-    if (!copy) void loadBrowserCopy().then((found) => found && setCopy(found));
-  }, [copy]);
+  // Already loaded: the same words again, and no new render. (Set after the screen is gone, the
+  // state is simply dropped.)
+  useEffect(() => void loadBrowserCopy().then(setCopy), []);
   return (
     <ErrorScreen
       copy={copy?.screen ?? clientException}

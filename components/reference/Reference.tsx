@@ -22,8 +22,8 @@ export function Reference({ id, words }: { id: string; words: CommonCopy['refere
   const short = shortReference(id);
   return (
     <p className="es-reference">
-      {words.before} {/* Latin letters and digits: left to right, inside right-to-left words too. */}
-      <code className="es-code" data-reference={id} dir="ltr">
+      {words.before}{' '}
+      <code className="es-code" data-reference={id}>
         {short}
       </code>
       {hydrated && (

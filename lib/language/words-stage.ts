@@ -6,22 +6,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { copyIn } from '../../components/error-screen/copy/languages';
 import { sendPlain } from '../http/plain-response';
 import type { BrowserCopy } from './browser-copy';
-import { boundedHeader, negotiateLanguage } from './negotiate';
+import { listAsHeader } from './list-as-header';
+import { negotiateLanguage } from './negotiate';
 import { WORDS_PATH } from './paths';
 
 /** Answers the request if it is for the words, and says so; otherwise leaves it alone. */
 export type WordsStage = (req: IncomingMessage, res: ServerResponse, pathname: string) => boolean;
-
-/**
- * `navigator.languages` as an Accept-Language header: the order made into weights (1, 0.99, …), so
- * the first language with words wins, whether a range or its prefix matches it.
- */
-export function listAsHeader(list: string): string {
-  return boundedHeader(list)
-    .split(',')
-    .map((range, index) => `${range.trim()};q=${Math.max(1 - index / 100, 0.01).toFixed(2)}`)
-    .join(',');
-}
 
 export function wordsStage(languages: readonly string[]): WordsStage {
   const fallback = languages[0] ?? 'en';

@@ -4,6 +4,7 @@
 // every page's first-load JS, so every byte is weighed (bench/page-weight-budget.json). A failed
 // registration (a browser or a window that refuses workers) changes nothing for the page.
 import { afterLoad } from '../client/after-load';
+import { languagesQuery } from '../language/visitor-languages';
 import { WORKER_PATH } from './paths';
 
 export function registerServiceWorker(): void {
@@ -11,5 +12,8 @@ export function registerServiceWorker(): void {
   // here: a call into that module would weigh more than all of this.
   if (typeof window === 'undefined' || !process.env.APP_SERVICE_WORKER) return;
   // No serviceWorker on an insecure origin (plain http but for localhost): nothing to do there.
-  afterLoad(() => navigator.serviceWorker?.register(WORKER_PATH, { scope: '/' }).catch(() => {}));
+  // With the visitor's languages: the server hands out the worker whose screens are in theirs.
+  afterLoad(() =>
+    navigator.serviceWorker?.register(WORKER_PATH + languagesQuery(), { scope: '/' }).catch(() => {}),
+  );
 }

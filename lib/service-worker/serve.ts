@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import type { OutageKind } from '../../components/error-screen/copy/types';
 import { answerBeacon } from '../http/beacon';
+import { listAsHeader } from '../language/list-as-header';
 import { negotiateLanguage } from '../language/negotiate';
 import { sendPlain } from '../http/plain-response';
 import { recordOutageScreen } from '../metrics/record';
@@ -25,10 +26,10 @@ const SEEN_PREFIX = `${SCREEN_SEEN_PATH}/`;
 export type WorkerStage = (req: IncomingMessage, res: ServerResponse, pathname: string) => boolean;
 
 /**
- * `scripts`: the workers this server hands out, one per language, each visitor theirs by
- * Accept-Language (a browser sends it when it asks for the script, and the worker keeps the screens
- * in that language; a visitor who changes languages gets a changed script, which the browser takes
- * as an update). Null or empty when the build has none (made before the worker existed): then its
+ * `scripts`: the workers this server hands out, one per language, each visitor theirs: by the
+ * `languages` the page registers it with (navigator.languages, lib/service-worker/register.ts), or
+ * else by Accept-Language. A visitor who changes languages registers a new address, which the
+ * browser takes as an update. Null or empty when the build has none (made before the worker existed): then its
  * path is a 404, and a browser's registration simply fails.
  */
 export function serviceWorkerStage(scripts: WorkerScripts | null): WorkerStage {
@@ -57,7 +58,9 @@ export function serviceWorkerStage(scripts: WorkerScripts | null): WorkerStage {
       else if (req.method !== 'GET' && req.method !== 'HEAD')
         sendPlain(res, 405, 'Only GET.', { Allow: 'GET, HEAD' });
       else {
-        const language = negotiateLanguage(req.headers['accept-language'], languages, fallback);
+        const list = new URLSearchParams((req.url ?? '').split('?')[1] ?? '').get('languages');
+        const preference = list === null ? req.headers['accept-language'] : listAsHeader(list);
+        const language = negotiateLanguage(preference, languages, fallback);
         const { script, headers } = answers.get(language)!;
         res.writeHead(200, headers).end(req.method === 'HEAD' ? undefined : script);
       }

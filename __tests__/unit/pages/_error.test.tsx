@@ -47,6 +47,12 @@ describe('_error getInitialProps', () => {
 });
 
 describe('_error screen in the browser', () => {
+  // The screen asks the server for the visitor's words (jsdom has no fetch): none to be had here.
+  beforeAll(() =>
+    Object.assign(globalThis, { fetch: jest.fn(async () => Promise.reject(new TypeError('offline'))) }),
+  );
+  afterAll(() => delete (globalThis as { fetch?: unknown }).fetch);
+
   // There it only ever shows a client exception: a server's screens come from the server.
   it.each([undefined, 500, 404])('with status %p shows "Sorry, this page stopped working"', (statusCode) => {
     render(<ErrorPage statusCode={statusCode} />);

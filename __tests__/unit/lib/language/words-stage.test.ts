@@ -1,6 +1,7 @@
 import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { listAsHeader, wordsStage } from '../../../../lib/language/words-stage';
+import { listAsHeader } from '../../../../lib/language/list-as-header';
+import { wordsStage } from '../../../../lib/language/words-stage';
 import { rawRequest } from '../../../support/http';
 
 let server: Server;

@@ -22,7 +22,8 @@ it('registers the worker for the whole origin once the page has loaded, not befo
   registerServiceWorker();
   expect(register).not.toHaveBeenCalled();
   window.dispatchEvent(new Event('load'));
-  expect(register).toHaveBeenCalledWith('/_next/app-shell/worker.js', { scope: '/' });
+  // With the visitor's languages, so the server hands out the worker whose screens are in theirs.
+  expect(register).toHaveBeenCalledWith('/_next/app-shell/worker.js?languages=en-US,en', { scope: '/' });
 });
 
 it('registers at once on a page that has already loaded', () => {

@@ -1,0 +1,13 @@
+import { boundedHeader } from './negotiate';
+
+/**
+ * A browser's `navigator.languages` (comma-separated, as ./visitor-languages.ts sends it) as an
+ * Accept-Language header: the order made into weights (1, 0.99, …), so the first language on offer
+ * wins, whether a range or its shorter form matches it. Read as far as a header is.
+ */
+export function listAsHeader(list: string): string {
+  return boundedHeader(list)
+    .split(',')
+    .map((range, index) => `${range.trim()};q=${Math.max(1 - index / 100, 0.01).toFixed(2)}`)
+    .join(',');
+}
