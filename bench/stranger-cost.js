@@ -9,6 +9,10 @@
 //    peer serves another build, so every name is one it asks that peer for: time per request
 //    against how many distinct names and how long each is, beside a plain 404 (a made-up page
 //    path) on the same server, and the live heap each leaves behind.
+// 4. An Accept-Language of n ranges (docs/error-screens.md): time to "Page not found" on bare Next
+//    and on this app (which negotiates the screen's language from it), and to the client-exception
+//    words for a `languages` list of n entries; and, in this process, what negotiator itself costs
+//    for such a header read whole against as far as the server reads it (ACCEPT_HEADER_MAX_CHARS).
 // Loopback only; each request is timed on a fresh connection, median of REPEATS. Results in
 // bench/results/stranger-cost.json.
 const fs = require('node:fs');
@@ -32,9 +36,10 @@ const SHAPES = {
  * One request on a fresh connection; resolves with the status, the answer's size and the time to
  * the whole answer.
  * @param {number} port @param {string} target @param {string} [body]  a POST's body
+ * @param {string} [headers]  more header lines, each ending in CRLF
  * @returns {Promise<{ status: number, ms: number, bytes: number }>}
  */
-function timedRequest(port, target, body) {
+function timedRequest(port, target, body, headers = '') {
   return new Promise((resolve) => {
     const started = performance.now();
     const socket = net.connect(port, '127.0.0.1');
@@ -54,7 +59,7 @@ function timedRequest(port, target, body) {
     socket.setTimeout(30_000, done);
     const head = body === undefined ? `GET ${target} HTTP/1.1` : `POST ${target} HTTP/1.1`;
     const length = body === undefined ? '' : `Content-Length: ${Buffer.byteLength(body)}\r\n`;
-    socket.write(`${head}\r\nHost: 127.0.0.1\r\n${length}Connection: close\r\n\r\n${body ?? ''}`);
+    socket.write(`${head}\r\nHost: 127.0.0.1\r\n${headers}${length}Connection: close\r\n\r\n${body ?? ''}`);
   });
 }
 
@@ -242,16 +247,87 @@ async function fleetCurves() {
   return { byCount, byLength, heap };
 }
 
+const RANGE_COUNTS = [0, 1, 8, 64, 256, 1000, 1400];
+/** n ranges no screen has words in, then French: a hostile header, or a very long honest one. @param {number} n */
+const acceptLanguage = (n) =>
+  [...Array.from({ length: n }, (_, i) => `x${i}-yy;q=0.5`), 'fr;q=0.4'].join(',');
+
+/**
+ * Time to the answer against the ranges in Accept-Language (and in the words' `languages` list).
+ * @param {number} port @param {boolean} [words]  also the client-exception words
+ */
+async function languageCurve(port, words = false) {
+  /** @type {Record<string, { n: number, ms: number, status: number, bytes: number }[]>} */
+  const out = { 'a missing page': [], ...(words ? { 'the client-exception words': [] } : {}) };
+  for (const n of RANGE_COUNTS) {
+    const header = acceptLanguage(n);
+    const runs = [];
+    for (let i = 0; i < REPEATS; i += 1)
+      runs.push(await timedRequest(port, '/nope', undefined, `Accept-Language: ${header}\r\n`));
+    out['a missing page'].push({
+      n,
+      ms: median(runs.map((r) => r.ms)),
+      status: runs[0].status,
+      bytes: runs[0].bytes,
+    });
+    if (!words || Buffer.byteLength(header) > 15_000) continue;
+    const asked = [];
+    for (let i = 0; i < REPEATS; i += 1)
+      asked.push(
+        await timedRequest(port, `/_next/app-shell/words?languages=${header.replace(/;q=0\.\d/g, '')}`),
+      );
+    out['the client-exception words'].push({
+      n,
+      ms: median(asked.map((r) => r.ms)),
+      status: asked[0].status,
+      bytes: asked[0].bytes,
+    });
+  }
+  return out;
+}
+
+/** negotiator in this process: a header of n ranges read whole, and as far as the server reads it. */
+function negotiatorCurve() {
+  const Negotiator = require('negotiator');
+  const { negotiateLanguage } = require(path.join(ROOT, 'dist/lib/language/negotiate.js'));
+  const offered = ['en', 'fr', 'de', 'es', 'ar'];
+  /** @param {() => unknown} work */
+  const microseconds = (work) => {
+    const runs = [];
+    for (let i = 0; i < 5; i += 1) {
+      const started = performance.now();
+      for (let j = 0; j < 20; j += 1) work();
+      runs.push(((performance.now() - started) / 20) * 1000);
+    }
+    return median(runs);
+  };
+  return RANGE_COUNTS.map((n) => {
+    const header = acceptLanguage(n);
+    return {
+      n,
+      wholeUs: microseconds(() =>
+        new Negotiator({ headers: { 'accept-language': header } }).language(offered),
+      ),
+      boundedUs: microseconds(() => negotiateLanguage(header, offered, 'en')),
+      whole: new Negotiator({ headers: { 'accept-language': header } }).language(offered) ?? 'en',
+      bounded: negotiateLanguage(header, offered, 'en'),
+    };
+  });
+}
+
 async function main() {
   const distDir = '.next';
   if (!fs.existsSync(path.join(ROOT, distDir, 'BUILD_ID'))) buildApp(distDir);
   const bareDir = buildBareApp();
   /** @type {Record<string, Record<string, { n: number, ms: number, status: number }[]>>} */
   const results = {};
+  /** @type {Record<string, Record<string, { n: number, ms: number, status: number, bytes: number }[]>>} */
+  const languages = {};
   const bare = await startBare(bareDir);
   try {
     results['next start: API route'] = await curve(bare.port, '/api/empty');
     results['next start: a missing page'] = await curve(bare.port, '/nope');
+    languages['next start'] = await languageCurve(bare.port);
   } finally {
     await bare.stop();
   }
@@ -260,6 +336,7 @@ async function main() {
     results['this app: /api/health/live'] = await curve(app.port, '/api/health/live');
     results['this app: a missing API path'] = await curve(app.port, '/api/nope');
     results['this app: a missing page'] = await curve(app.port, '/nope');
+    languages['this app'] = await languageCurve(app.port, true);
   } finally {
     await app.stop();
   }
@@ -278,6 +355,7 @@ async function main() {
   }
 
   const fleet = await fleetCurves();
+  const negotiator = negotiatorCurve();
 
   const lines = ['| server: path | shape | ' + COUNTS.map((n) => `n=${n}`).join(' | ') + ' |'];
   lines.push(`|${'---|'.repeat(COUNTS.length + 2)}`);
@@ -326,12 +404,25 @@ async function main() {
     '',
     `Live heap: ${fleet.heap.start.toFixed(1)} MiB warm, ${fleet.heap.afterCounts.toFixed(1)} MiB after the ${FLEET_COUNTS.reduce((a, b) => a + b, 0)} names above; +${fleet.heap.fiveThousandChunkNames.toFixed(2)} MiB for 5,000 more made-up chunk names against +${fleet.heap.fiveThousandPagePaths.toFixed(2)} MiB for 5,000 made-up page paths.`,
   );
+  lines.push('', `| Accept-Language ranges | ${RANGE_COUNTS.map((n) => `n=${n}`).join(' | ')} |`);
+  lines.push(`|${'---|'.repeat(RANGE_COUNTS.length + 1)}`);
+  for (const [server, kinds] of Object.entries(languages))
+    for (const [kind, points] of Object.entries(kinds))
+      lines.push(
+        `| ${server}: ${kind} | ${points.map((p) => `${p.ms.toFixed(2)} ms (${p.status}, ${p.bytes} B)`).join(' | ')} |`,
+      );
+  lines.push(
+    `| negotiator, the header whole | ${negotiator.map((p) => `${p.wholeUs.toFixed(1)} µs (${p.whole})`).join(' | ')} |`,
+  );
+  lines.push(
+    `| negotiator, as far as the server reads | ${negotiator.map((p) => `${p.boundedUs.toFixed(1)} µs (${p.bounded})`).join(' | ')} |`,
+  );
   const table = lines.join('\n');
   process.stdout.write(`${table}\n`);
   fs.mkdirSync(path.join(ROOT, 'bench/results'), { recursive: true });
   fs.writeFileSync(
     path.join(ROOT, 'bench/results/stranger-cost.json'),
-    `${JSON.stringify({ measuredAt: new Date().toISOString(), node: process.version, repeats: REPEATS, query: results, tunnel, fleet }, null, 2)}\n`,
+    `${JSON.stringify({ measuredAt: new Date().toISOString(), node: process.version, repeats: REPEATS, query: results, tunnel, fleet, languages, negotiator }, null, 2)}\n`,
   );
 }
 
