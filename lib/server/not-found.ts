@@ -1,8 +1,9 @@
 // Stage 13 of the pipeline (./pipeline.ts): "Page not found" for a path no page, file or rule of
 // the build answers, in the visitor's language (Accept-Language), from memory: the build wrote one
 // document per language (lib/error-pages/not-found-pages.ts), read once here, each answer's
-// headers and gzip made once. Next would answer these paths with its one prerendered 404 (pages/404.tsx) in the
-// default language; it still answers every path this stage cannot be sure of.
+// headers and gzip made once. Next would answer these paths with its one prerendered 404
+// (pages/404.tsx) in the default language; it still answers every path this stage cannot be sure
+// of.
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
