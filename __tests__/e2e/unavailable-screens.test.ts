@@ -39,7 +39,7 @@ afterAll(async () => {
 it('writes 502, 503 and 504 as HTML and as whole HAProxy answers, with no JavaScript', () => {
   for (const status of [502, 503, 504]) {
     const html = readFileSync(path.join(ERROR_PAGES, `${status}.html`), 'utf8');
-    expect(html).toContain('<main class="es-main" data-screen="unavailable">');
+    expect(html).toContain('<main class="es-main" data-screen="unavailable" lang="en" dir="ltr">');
     expect(html).not.toMatch(/<script|<link/i);
     const answer = readFileSync(path.join(ERROR_PAGES, `${status}.http`), 'utf8');
     expect(answer.startsWith(`HTTP/1.1 ${status} `)).toBe(true);
@@ -78,6 +78,20 @@ it('shows the shell’s screen, not the balancer’s, for a visited page and a f
       await newcomer.page.getByRole('heading', { name: 'Sorry, the service is unavailable' }).waitFor();
     } finally {
       await newcomer.close();
+    }
+    // A first visit from a French browser: the balancer answers in French (deploy/haproxy/haproxy.cfg).
+    const french = await openWatchedPage(browser, {
+      locale: 'fr-FR',
+      extraHTTPHeaders: { 'Accept-Language': 'fr-FR,fr;q=0.9' },
+    });
+    try {
+      const response = await french.page.goto(`${balancer.url}/`);
+      expect(response?.status()).toBe(503);
+      expect(response?.headers()).toMatchObject({ 'cache-control': 'no-store', 'retry-after': '5' });
+      await french.page.getByRole('heading', { name: 'Désolé, le service est indisponible' }).waitFor();
+      expect(await french.page.getAttribute('html', 'lang')).toBe('fr');
+    } finally {
+      await french.close();
     }
 
     server = await startServer({ distDir: PRODUCTION_DIST, port });

@@ -3,9 +3,10 @@
 // its readiness fails, a refused connection tried again on another. Installed by
 // scripts/ensure-test-tools.sh, as Chromium is.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { haproxyLanguageRules } from '../../lib/error-pages/balancer-pages';
 import { freePort } from './server';
 
 export interface Balancer {
@@ -22,6 +23,18 @@ function haproxyPath(): string {
     if (existsSync(candidate)) return candidate;
   }
   throw new Error('HAProxy is not installed: run `bash scripts/ensure-test-tools.sh`');
+}
+
+/** The languages a build's error-pages/ folder has pages in, but the default (its top level). */
+function languagesIn(errorPages: string): string[] {
+  return readdirSync(errorPages, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && existsSync(path.join(errorPages, entry.name, '503.http')))
+    .map((entry) => entry.name)
+    .filter(
+      (language) =>
+        readFileSync(path.join(errorPages, language, '503.http'), 'utf8') !==
+        readFileSync(path.join(errorPages, '503.http'), 'utf8'),
+    );
 }
 
 /**
@@ -56,6 +69,7 @@ export async function startBalancer(
       : []),
     'frontend visitors',
     `  bind 127.0.0.1:${port}`,
+    ...(errorPages ? haproxyLanguageRules(errorPages, languagesIn(errorPages)) : []),
     '  default_backend app',
     'backend app',
     '  balance roundrobin',

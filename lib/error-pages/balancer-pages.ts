@@ -42,3 +42,24 @@ export function haproxyErrorFile(status: BalancerStatus, html: string): string {
     );
   return answer;
 }
+
+/**
+ * HAProxy lines (for a `frontend`) that answer a visitor, while every instance of `backend` is down,
+ * with the unavailable page in their first language, when the build offers it
+ * (`<folder>/<language>/503.http`); the `errorfile` lines answer everyone else in the default
+ * language. HAProxy cannot weigh a header's ranges as the app does (lib/language/negotiate.ts):
+ * it looks at the first one only, which is the visitor's first choice in every browser.
+ */
+export function haproxyLanguageRules(
+  folder: string,
+  languages: readonly string[],
+  backend = 'app',
+): string[] {
+  return [
+    `  acl every_instance_down nbsrv(${backend}) eq 0`,
+    ...languages.map(
+      (language) =>
+        `  http-request return errorfile ${folder}/${language}/503.http if every_instance_down { req.fhdr(accept-language) -m reg -i ^\\s*${language}([-;,\\s]|$) }`,
+    ),
+  ];
+}

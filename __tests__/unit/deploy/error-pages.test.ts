@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { BALANCER_STATUSES } from '../../../lib/error-pages/balancer-pages';
+import { BALANCER_STATUSES, haproxyLanguageRules } from '../../../lib/error-pages/balancer-pages';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
@@ -21,6 +21,12 @@ describe('deploy/haproxy/haproxy.cfg', () => {
       expect(config).toMatch(
         new RegExp(`^\\s*errorfile ${status} ${workdir}/\\.next/error-pages/${status}\\.http$`, 'm'),
       );
+  });
+
+  it('answers a visitor with every instance down in their first language, for each language but the default', () => {
+    expect(config).toContain(
+      haproxyLanguageRules(`${workdir}/.next/error-pages`, ['fr', 'de', 'es', 'ar']).join('\n'),
+    );
   });
 
   it('takes an instance out by its readiness, so a draining one gets no new visitors', () => {
