@@ -38,6 +38,7 @@ function expectScreen(
   expect(answer.body).toContain(`<h1 class="es-heading">${screens[kind].heading}</h1>`);
   for (const paragraph of screens[kind].paragraphs) expect(answer.body).toContain(paragraph);
   expect(String(answer.headers.vary)).toMatch(/(^|, ?)Accept-Language(,|$)/);
+  expect(answer.headers['content-language']).toBe(language);
   expect(answer.body).not.toMatch(/<script/i);
 }
 

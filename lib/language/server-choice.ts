@@ -6,6 +6,10 @@ import { negotiateLanguage } from './negotiate';
 import { defaultLanguage, offeredLanguages } from './offered';
 
 export function screenLanguageFor(req: IncomingMessage, res: ServerResponse | undefined): string {
-  if (res && !res.headersSent) addVary(res, 'Accept-Language');
-  return negotiateLanguage(req.headers['accept-language'], offeredLanguages(), defaultLanguage());
+  const language = negotiateLanguage(req.headers['accept-language'], offeredLanguages(), defaultLanguage());
+  if (res && !res.headersSent) {
+    addVary(res, 'Accept-Language');
+    res.setHeader('Content-Language', language);
+  }
+  return language;
 }

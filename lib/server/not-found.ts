@@ -121,6 +121,7 @@ export function notFoundStage({
       // As Next's own 404: never kept, so a page made later at this path is found at once.
       'Cache-Control': 'private, no-cache, no-store, max-age=0, must-revalidate',
       Vary: compress ? 'Accept-Encoding, Accept-Language' : 'Accept-Language',
+      'Content-Language': language,
     };
     const gzipped = compress ? gzipSync(body, { level: 9 }) : body;
     answers.set(language, {

@@ -43,6 +43,7 @@ describe('_error on the server', () => {
     const props = ErrorPage.getInitialProps(ctx);
     expect(props.language).toBe(language);
     expect(headers.vary).toBe('Accept-Language');
+    expect(headers['content-language']).toBe(language);
     const html = renderToStaticMarkup(<ErrorPage {...props} />);
     expect(html).toContain(`<h1 class="es-heading">${heading}</h1>`);
     expect(html).toContain(`lang="${language}" dir="${language === 'ar' ? 'rtl' : 'ltr'}"`);

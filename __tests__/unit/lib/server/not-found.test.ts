@@ -124,6 +124,7 @@ describe('notFoundStage: "Page not found" from memory', () => {
       'content-type': 'text/html; charset=utf-8',
       'cache-control': 'private, no-cache, no-store, max-age=0, must-revalidate',
       vary: 'Accept-Encoding, Accept-Language',
+      'content-language': language,
       'content-length': String(DOCUMENTS.get(language)!.length),
     });
   });
