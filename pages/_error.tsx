@@ -17,7 +17,7 @@ export interface ErrorPageProps {
 // A screen the server renders (a server error, a bad request) ships without any JavaScript: a
 // heading, a sentence, a reference and a "Try again" link need no runtime. In the browser, this
 // page only ever shows a client exception, from the bundle the page already runs. Next calls this
-// page-level switch "unstable": __tests__/e2e/error-screens.test.ts fails the day it stops working.
+// page-level switch "unstable": __tests__/e2e/languages.test.ts fails the day it stops working.
 export const config = { unstable_runtimeJS: false };
 
 // The server's modules are required inside `typeof window === 'undefined'` branches: Next folds the
