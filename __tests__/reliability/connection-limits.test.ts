@@ -241,11 +241,17 @@ describe('short timeouts (HEADERS_TIMEOUT_MS=1000, REQUEST_TIMEOUT_MS=1500)', ()
     expect(answer).not.toContain('HTTP/1.1 400');
   });
 
-  it('answers a pipelined request that does not parse after the page before it, in order', async () => {
-    // "Page not found" from memory (lib/server/not-found.ts) is written whole at once: the junk
-    // then gets its own 400, after it.
+  it('answers a pipelined request that does not parse after the page before it, whole, never inside it', async () => {
+    // "Page not found" from memory (lib/server/not-found.ts) is written whole at once. Whether the
+    // junk after it then gets its own 400 or the connection just closes depends on whether Node has
+    // finished writing the 404 when the junk fails to parse (Node 20 has, Node 24 may not have):
+    // either way the 404 arrives whole, and nothing lands inside it.
     const answer = await pipelinedWithJunk('/missing');
-    expect(answer.match(/HTTP\/1\.1 \d{3}/g)).toEqual(['HTTP/1.1 404', 'HTTP/1.1 400']);
-    expect(answer.indexOf('</html>')).toBeLessThan(answer.indexOf('HTTP/1.1 400'));
+    const end = answer.indexOf('</html>') + '</html>'.length;
+    expect(answer.slice(0, end)).toMatch(
+      /^HTTP\/1\.1 404 Not Found\r\n[^]*\r\n\r\n<!DOCTYPE html>[^]*<\/html>$/,
+    );
+    expect(answer.slice(0, end).match(/HTTP\/1\.1 \d{3}/g)).toHaveLength(1);
+    expect(answer.slice(end)).toMatch(/^(|HTTP\/1\.1 400 Bad Request\r\n[^]*\r\n\r\nBad request\.)$/);
   });
 });
