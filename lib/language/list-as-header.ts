@@ -11,3 +11,12 @@ export function listAsHeader(list: string): string {
     .map((range, index) => `${range.trim()};q=${Math.max(1 - index / 100, 0.01).toFixed(2)}`)
     .join(',');
 }
+
+/**
+ * The `languages` a page sent in a request's address (./visitor-languages.ts) as an Accept-Language
+ * header, or null when it sent none.
+ */
+export function languagesParameter(url: string | undefined): string | null {
+  const list = new URLSearchParams((url ?? '').split('?')[1] ?? '').get('languages');
+  return list === null ? null : listAsHeader(list);
+}

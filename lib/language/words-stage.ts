@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { copyIn } from '../../components/error-screen/copy/languages';
 import { sendPlain } from '../http/plain-response';
 import type { BrowserCopy } from './browser-copy';
-import { listAsHeader } from './list-as-header';
+import { languagesParameter } from './list-as-header';
 import { negotiateLanguage } from './negotiate';
 import { WORDS_PATH } from './paths';
 
@@ -36,8 +36,8 @@ export function wordsStage(languages: readonly string[]): WordsStage {
       sendPlain(res, 405, 'Only GET.', { Allow: 'GET, HEAD' });
       return true;
     }
-    const list = new URLSearchParams((req.url ?? '').split('?')[1] ?? '').get('languages') ?? '';
-    const { body, headers } = answers.get(negotiateLanguage(listAsHeader(list), languages, fallback))!;
+    const preference = languagesParameter(req.url) ?? '';
+    const { body, headers } = answers.get(negotiateLanguage(preference, languages, fallback))!;
     res.writeHead(200, headers).end(req.method === 'HEAD' ? undefined : body);
     return true;
   };

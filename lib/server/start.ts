@@ -29,7 +29,7 @@ import { CannotStart, cannotStartReason, sayCannotStart } from './cannot-start';
 import { createRequestObserver } from './observe-requests';
 import { createPipeline } from './pipeline';
 import { readNotFoundStage } from './not-found';
-import { readPublicFiles } from './public-files';
+import { MAX_PUBLIC_ROUTES, readPublicFiles } from './public-files';
 import { reportingFileRedirect } from './reporting-file';
 import { readWorkerScripts, serviceWorkerStage, type WorkerScripts } from '../service-worker/serve';
 import { copyIn } from '../../components/error-screen/copy/languages';
@@ -224,7 +224,9 @@ export async function main({ dev }: { dev: boolean }): Promise<void> {
     tunnel = createTunnel({ dsn: settings.sentryDsn, path: tunnelAt, ...(queue ? { queue } : {}) });
   }
 
-  const publicFiles = readPublicFiles(ROOT);
+  // Every file, for "Page not found" to leave alone; the metrics' routes take the first few.
+  const allPublicFiles = readPublicFiles(ROOT, Infinity);
+  const publicFiles: ReadonlySet<string> = new Set([...allPublicFiles].slice(0, MAX_PUBLIC_ROUTES));
   // Server transactions, only with a DSN and a rate above 0 (loads @sentry/core).
   const tracer =
     settings.sentryDsn && tracesSampleRate() > 0
@@ -261,7 +263,7 @@ export async function main({ dev }: { dev: boolean }): Promise<void> {
           root: ROOT,
           distDir,
           languages: offeredLanguages(),
-          publicFiles: readPublicFiles(ROOT, Infinity),
+          publicFiles: allPublicFiles,
           compress: nextCompresses(ROOT, distDir),
         }),
     serviceWorker: serviceWorkerStage(

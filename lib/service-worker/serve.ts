@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import type { OutageKind } from '../../components/error-screen/copy/types';
 import { answerBeacon } from '../http/beacon';
-import { listAsHeader } from '../language/list-as-header';
+import { languagesParameter } from '../language/list-as-header';
 import { negotiateLanguage } from '../language/negotiate';
 import { sendPlain } from '../http/plain-response';
 import { recordOutageScreen } from '../metrics/record';
@@ -58,8 +58,7 @@ export function serviceWorkerStage(scripts: WorkerScripts | null): WorkerStage {
       else if (req.method !== 'GET' && req.method !== 'HEAD')
         sendPlain(res, 405, 'Only GET.', { Allow: 'GET, HEAD' });
       else {
-        const list = new URLSearchParams((req.url ?? '').split('?')[1] ?? '').get('languages');
-        const preference = list === null ? req.headers['accept-language'] : listAsHeader(list);
+        const preference = languagesParameter(req.url) ?? req.headers['accept-language'];
         const language = negotiateLanguage(preference, languages, fallback);
         const { script, headers } = answers.get(language)!;
         res.writeHead(200, headers).end(req.method === 'HEAD' ? undefined : script);
