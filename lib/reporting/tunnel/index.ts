@@ -32,8 +32,13 @@ export const TUNNEL_DEFAULTS = {
   uploadGraceMs: 2000,
   /** …plus its declared length at this rate (a slow mobile line manages several times more). */
   uploadMinBytesPerSecond: 16 * 1024,
-  /** What all uploads may hold at once, read or being forwarded: the most memory envelopes take. */
-  maxBufferedBytes: 32 * 1024 * 1024,
+  /**
+   * What all uploads may hold at once, read or being forwarded. Memory runs to about three times
+   * this under a flood: bytes an upload gives back when it stops fitting, and the chunks a whole
+   * body was joined from, stay allocated until V8's next full collection (reliability suite,
+   * "tunnel flood"). 16 MiB is still 16 uploads at the 1 MiB cap, or thousands of real reports.
+   */
+  maxBufferedBytes: 16 * 1024 * 1024,
   /** Connections to the ingest at once; further forwards wait for one. */
   upstreamConnections: 8,
 };

@@ -312,7 +312,7 @@ describe('the tunnel’s defaults', () => {
       uploadTimeoutMs: 10_000,
       uploadGraceMs: 2000,
       uploadMinBytesPerSecond: 16_384,
-      maxBufferedBytes: 33_554_432,
+      maxBufferedBytes: 16_777_216,
       upstreamConnections: 8,
     });
   });
