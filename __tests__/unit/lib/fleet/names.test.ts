@@ -69,6 +69,24 @@ describe('which build file a path asks for', () => {
     expect(wantedFile(`/_next/static/chunks/${'a'.repeat(MAX_NAME_LENGTH)}.js`)).toBeNull();
   });
 
+  it(`takes a name of ${MAX_NAME_LENGTH} characters in short segments, and refuses one more`, () => {
+    // Every segment is one Next could write, so only the length can refuse it.
+    const named = (length: number) => {
+      const prefix = '/_next/static/chunks/';
+      const suffix = 'xx.js';
+      const middle = 'a/'.repeat((length - prefix.length - suffix.length) / 2);
+      const path = `${prefix}${middle}${suffix}`;
+      expect(path).toHaveLength(length);
+      return path;
+    };
+    const longest = named(MAX_NAME_LENGTH);
+    expect(wantedFile(longest)).toEqual({ kind: 'static', file: longest.slice(14), build: null });
+    // One character more: the same segments, the first one letter longer.
+    const over = longest.replace('/chunks/a/', '/chunks/aa/');
+    expect(over).toHaveLength(MAX_NAME_LENGTH + 1);
+    expect(wantedFile(over)).toBeNull();
+  });
+
   it('knows a build id by its shape only', () => {
     expect(isBuildId('IzYkSKwDeThygEvDGcOR5')).toBe(true);
     expect(isBuildId('a'.repeat(65))).toBe(false);

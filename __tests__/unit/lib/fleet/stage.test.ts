@@ -11,7 +11,13 @@ import {
   UNKNOWN_BUILD_REFRESH_MS,
 } from '../../../../lib/fleet/directory';
 import { HOP_HEADER, IDENTITY_PATH } from '../../../../lib/fleet/paths';
-import { createFleet, type Fleet, MAX_FILE_BYTES, MISSES_KEPT } from '../../../../lib/fleet/stage';
+import {
+  createFleet,
+  type Fleet,
+  MAX_FILE_BYTES,
+  MISS_KEPT_MS,
+  MISSES_KEPT,
+} from '../../../../lib/fleet/stage';
 import { recorderSlot } from '../../../../lib/metrics/record';
 import { rawRequest } from '../../../support/http';
 
@@ -52,7 +58,7 @@ function peer(identity: Identity | string, files: Handler = (_, res) => res.writ
 /** The instance under test: the fleet stage, then "Next", which answers 404 for what it does not have. */
 async function instance(
   peerBases: string[],
-  options: { ownFiles?: string[]; lookup?: (name: string) => Promise<string[]> } = {},
+  options: { ownFiles?: string[]; lookup?: (name: string) => Promise<string[]>; timeoutMs?: number } = {},
 ) {
   const sources = peerBases.map((base) => ({ kind: 'url' as const, base }));
   const directory = options.lookup
@@ -69,7 +75,7 @@ async function instance(
     sources,
     self: SELF,
     ownFiles: new Set(options.ownFiles ?? []),
-    timeoutMs: TIMEOUT_MS,
+    timeoutMs: options.timeoutMs ?? TIMEOUT_MS,
     directory,
     now,
   });
@@ -226,6 +232,20 @@ describe('a file no instance has', () => {
     expect(counted).toEqual(['static missing', ...Array(4).fill('static remembered')]);
   });
 
+  it(`is remembered for ${MISS_KEPT_MS / 1000} s, then asked of the peers again`, async () => {
+    const old = peer(OLD);
+    const self = await instance([await old.base]);
+    const gone = '/_next/static/chunks/gone-2.js';
+    await rawRequest(self.base, gone);
+    skewMs = MISS_KEPT_MS - 1000;
+    expect((await rawRequest(self.base, gone)).status).toBe(404);
+    expect(old.asked).toHaveLength(1);
+    skewMs = MISS_KEPT_MS + 1000;
+    expect((await rawRequest(self.base, gone)).status).toBe(404);
+    expect(old.asked).toHaveLength(2);
+    expect(counted).toEqual(['static missing', 'static remembered', 'static missing']);
+  });
+
   it(`remembers at most ${MISSES_KEPT} misses, forgetting the oldest first`, async () => {
     const old = peer(OLD);
     const self = await instance([await old.base]);
@@ -306,6 +326,34 @@ describe('a peer that fails', () => {
     const self = await instance([await old.base]);
     expect((await rawRequest(self.base, CHUNK)).status).toBe(503);
   });
+
+  // Counted as it arrives, not only as declared: a peer that declares no length is cut at the bound.
+  it.each([
+    [MAX_FILE_BYTES, 'whole'],
+    [MAX_FILE_BYTES + 1, 'cut'],
+  ] as const)(
+    'sending %d bytes with no length declared: the visitor’s answer is %s',
+    async (bytes, end) => {
+      const old = peer(OLD, (_, res) => {
+        res.writeHead(200, { 'Content-Type': 'application/javascript' });
+        const chunk = Buffer.alloc(1024 * 1024, 'x');
+        let left = bytes;
+        const pump = () => {
+          while (left > 0 && !res.destroyed) {
+            const part = chunk.subarray(0, Math.min(left, chunk.length));
+            left -= part.length;
+            if (!res.write(part)) return void res.once('drain', pump);
+          }
+          if (!res.destroyed) res.end();
+        };
+        pump();
+      });
+      const self = await instance([await old.base], { timeoutMs: 20_000 });
+      expect(await answerEnd(self.base, CHUNK)).toBe(end);
+      expect(counted).toEqual([end === 'whole' ? 'static found' : 'static cut']);
+    },
+    30_000,
+  );
 
   it.each([
     [
