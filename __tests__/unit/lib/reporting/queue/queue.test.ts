@@ -263,4 +263,43 @@ describe('the report queue', () => {
     expect(attempts).toBeGreaterThanOrEqual(2);
     expect(attempts).toBeLessThanOrEqual(6);
   });
+
+  describe('its waits between attempts, at the documented defaults', () => {
+    beforeEach(() => jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] }));
+    afterEach(() => jest.useRealTimers());
+
+    /** A queue at the defaults, its ingest failing with `answer`; when each attempt came, in ms from the first. */
+    async function attemptTimes(answer: IngestAnswer, forMs: number): Promise<number[]> {
+      const start = Date.now();
+      const times: number[] = [];
+      const queue = createReportQueue({
+        store: memoryStore(),
+        send: async () => {
+          times.push(Date.now() - start);
+          return answer;
+        },
+        now: () => Date.now(),
+        // The jitter's middle: each wait exactly as the back-off says.
+        random: () => 0.5,
+      });
+      queues.push(queue);
+      await queue.start();
+      await queue.submit('server', envelope(1));
+      for (let passed = 0; passed < forMs; passed += 100) await jest.advanceTimersByTimeAsync(100);
+      return times;
+    }
+
+    it('start at 1 s after a failure and double with each one in a row, up to 30 s', async () => {
+      const failing = { status: 500, rateLimits: null, retryAfter: null, body: '' };
+      // Waits of 1, 2, 4, 8, 16, then 30 and 30 s.
+      expect(await attemptTimes(failing, 100_000)).toEqual([
+        0, 1000, 3000, 7000, 15_000, 31_000, 61_000, 91_000,
+      ]);
+    });
+
+    it('follow a 5xx’s Retry-After when it asks for longer than 30 s', async () => {
+      const unavailable = { status: 503, rateLimits: null, retryAfter: '120', body: '' };
+      expect(await attemptTimes(unavailable, 250_000)).toEqual([0, 120_000, 240_000]);
+    });
+  });
 });
