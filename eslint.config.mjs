@@ -15,6 +15,9 @@ const config = [
       'bench/.work/**',
       'bench/results/**',
       'dist/**',
+      // StrykerJS's sandboxes and reports (npm run test:mutation).
+      '.stryker-tmp/**',
+      'reports/**',
     ],
   },
   {

@@ -1,12 +1,17 @@
 // Unit tests: no app server, no browser. next/jest brings SWC, CSS-module mocks and .env loading.
+const path = require('node:path');
 const nextJest = require('next/jest').default;
 
 const createJestConfig = nextJest({ dir: __dirname });
 
 module.exports = createJestConfig({
   displayName: 'unit',
-  // Node, failing a file whose work outlives it (a file that needs a DOM says @jest-environment jsdom).
-  testEnvironment: '<rootDir>/__tests__/support/jest-environment.cjs',
+  // Node, failing a file whose work outlives it (a file that needs a DOM asks for
+  // jsdom as StrykerJS wraps it: `@jest-environment @stryker-mutator/jest-runner/jest-env/jsdom`).
+  // (A path, not `<rootDir>/…`: StrykerJS loads it itself, before Jest expands `<rootDir>`.)
+  testEnvironment: path.join(__dirname, '__tests__/support/jest-environment.cjs'),
   setupFilesAfterEnv: ['<rootDir>/jest.setup.ts'],
   testMatch: ['<rootDir>/__tests__/unit/**/*.test.{ts,tsx}'],
+  // StrykerJS's sandboxes hold a copy of every test (npm run test:mutation).
+  modulePathIgnorePatterns: ['<rootDir>/.stryker-tmp/'],
 });

@@ -13,8 +13,9 @@
 // protect-from-deletion mark lands on the test context's Object.prototype, which every object
 // inherits), so late work breaks nothing there and this check has nothing to see.
 //
-// Every suite uses it (jest*.config.js); only a file that needs a DOM says `@jest-environment
-// jsdom`, and __tests__/unit/test-environment/late-work.test.ts keeps it that way.
+// Every suite uses it (jest*.config.js); only a file that needs a DOM asks for jsdom (as StrykerJS
+// wraps it, `@jest-environment @stryker-mutator/jest-runner/jest-env/jsdom`), and
+// __tests__/unit/test-environment/late-work.test.ts keeps it that way.
 'use strict';
 
 const path = require('node:path');

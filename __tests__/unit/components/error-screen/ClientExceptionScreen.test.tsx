@@ -1,4 +1,4 @@
-/** @jest-environment jsdom */
+/** @jest-environment @stryker-mutator/jest-runner/jest-env/jsdom */
 import { render, screen, waitFor } from '@testing-library/react';
 import { ClientExceptionScreen } from '../../../../components/error-screen/ClientExceptionScreen';
 import { common as french } from '../../../../components/error-screen/copy/fr/common';

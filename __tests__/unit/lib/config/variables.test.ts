@@ -32,6 +32,8 @@ const NOT_SETTINGS = new Set([
   'KUBERNETES_SERVICE_HOST',
   // The test builds only (next.config.ts, __tests__/e2e/__fixtures__).
   'APP_SHELL_FIXTURES',
+  // Which planted bug is active: read only by the copies StrykerJS instruments (npm run test:mutation).
+  '__STRYKER_ACTIVE_MUTANT__',
   // Where the tests and benchmarks find Chromium (scripts/lib/chromium.js).
   'CHROMIUM_PATH',
   // The Dockerfile's image to carry build files from: it becomes KEEP_STATIC_FROM (docs/fleet.md).

@@ -1,4 +1,4 @@
-/** @jest-environment jsdom */
+/** @jest-environment @stryker-mutator/jest-runner/jest-env/jsdom */
 import type * as Recovery from '../../../../lib/fleet/recovery';
 
 type Runtime = { e?: (chunkId: string | number) => Promise<unknown> };

@@ -1,4 +1,4 @@
-/** @jest-environment jsdom */
+/** @jest-environment @stryker-mutator/jest-runner/jest-env/jsdom */
 import { registerServiceWorker } from '../../../../lib/service-worker/register';
 
 let register: jest.Mock;

@@ -1,5 +1,5 @@
 /**
- * @jest-environment jsdom
+ * @jest-environment @stryker-mutator/jest-runner/jest-env/jsdom
  */
 // The browser's transport to the tunnel: what the tunnel's answer means for a report. A 5xx of any
 // kind (the tunnel's "try later", the server failing) keeps it in IndexedDB to send later; any other
