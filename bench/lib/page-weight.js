@@ -71,4 +71,13 @@ function notFoundTransfer(distDir) {
   return { html, css, js, total: html + css + js };
 }
 
-module.exports = { firstLoadJs, firstLoadJsFromHtml, notFoundTransfer, sdkChunk };
+/**
+ * What a page's first-load JS may weigh over bare Next's (bench/page-weight-budget.json): the
+ * allowance and each feature's own line, added up in one place for `npm test` and `npm run bench`.
+ * @param {{ allowance: number, fleetRecovery: number, serviceWorker: number, screenLanguages: number }} budget
+ */
+function firstLoadAllowance(budget) {
+  return budget.allowance + budget.fleetRecovery + budget.serviceWorker + budget.screenLanguages;
+}
+
+module.exports = { firstLoadAllowance, firstLoadJs, firstLoadJsFromHtml, notFoundTransfer, sdkChunk };
