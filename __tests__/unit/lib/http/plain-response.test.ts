@@ -63,3 +63,24 @@ describe('writePlainToSocket', () => {
     expect(socket.destroyed).toBe(true);
   });
 });
+
+describe('plain answers never throw', () => {
+  it('writes a status Node has no name for with an empty reason', () => {
+    expect(plainResponseBytes(599, 'x').split('\r\n')[0]).toBe('HTTP/1.1 599 ');
+  });
+
+  it('destroys a socket whose write fails instead of throwing', () => {
+    const socket = new PassThrough();
+    jest.spyOn(socket, 'end').mockImplementation(() => {
+      throw new Error('socket gone');
+    });
+    expect(() => writePlainToSocket(socket, 400, 'x')).not.toThrow();
+    expect(socket.destroyed).toBe(true);
+  });
+
+  it('writes nothing into a destroyed response', () => {
+    const writeHead = jest.fn();
+    sendPlain({ headersSent: false, destroyed: true, writeHead } as unknown as ServerResponse, 400, 'x');
+    expect(writeHead).not.toHaveBeenCalled();
+  });
+});

@@ -50,6 +50,13 @@ describe('boundQuery', () => {
   });
 });
 
+describe('boundQuery counts the query only', () => {
+  it('counts no piece of the path, however many & it holds', () => {
+    expect(boundQuery('/a&b&c?x', 1)).toEqual({ kind: 'pass', url: '/a&b&c?x', path: '/a&b&c' });
+    expect(boundQuery('/a?&x', 1)).toEqual({ kind: 'pass', url: '/a?&x', path: '/a' });
+  });
+});
+
 describe('isApiPath', () => {
   it.each([
     ['/api', true],

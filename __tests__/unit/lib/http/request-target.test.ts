@@ -29,3 +29,12 @@ describe('parseRequestTarget', () => {
     },
   );
 });
+
+describe('parseRequestTarget, on targets no parser should pass', () => {
+  it.each(['xhttp://other.example/a', ' http://other.example/a', 'http://other.example/a\nb'])(
+    'calls %p invalid rather than take a path out of it',
+    (target) => {
+      expect(parseRequestTarget(target)).toEqual({ kind: 'invalid' });
+    },
+  );
+});
