@@ -50,7 +50,7 @@ describe('answerBeacon', () => {
     ({ method, headers }) as unknown as IncomingMessage;
 
   it('counts a POST and answers 204, never cached, keeping the connection when there is no body', () => {
-    for (const headers of [{}, { 'content-length': '0' }]) {
+    for (const headers of [{}, { 'content-length': '0' }] as Record<string, string>[]) {
       const res = fakeResponse();
       const count = jest.fn();
       answerBeacon(request('POST', headers), res as unknown as ServerResponse, count);
