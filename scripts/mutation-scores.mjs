@@ -1,53 +1,133 @@
-// The mutation score of each folder StrykerJS mutates, from its JSON report: the bar (85 %) holds
-// per folder, as Stryker's own `thresholds.break` only judges the total, where a folder tested well
-// could hide one that is not. Scores as Stryker counts them (mutation-testing-metrics, its own
-// library): a timeout counts as killed, a mutant no test reached as survived, and mutants disabled
-// in the code with a reason (docs/mutation-testing.md) do not count.
+// The mutation score of each folder StrykerJS mutates, from its JSON report (docs/mutation-testing.md).
+// `node scripts/mutation-scores.mjs [report.json] [--list] [--kept=file.json] [--require-bar]`;
+// `--list` names every unexplained survivor.
+// The bar (85 %) holds per folder: Stryker's own `thresholds.break` only judges the total, where a
+// folder tested well could hide one that is not. Counted as the issue that asked for it says, and
+// stricter than Stryker's own score:
+// - a timeout counts as killed, a mutant no test reached as survived;
+// - a mutant disabled in the code with a reason (`// Stryker disable next-line …: why`) still counts
+//   as survived: the reason explains it, it does not make a test of it;
+// - a static mutant (module code run at import) that `ignoreStatic` left out is not counted, and is
+//   shown as "not run";
+// - a mutant that does not compile, or breaks the run itself, is not a mutant of behaviour.
+// The counts come from mutation-testing-metrics, Stryker's own library; only "explained" and
+// "not run" are told apart here, by the reason Stryker gives.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { calculateMetrics } from 'mutation-testing-metrics';
 import config from '../stryker.config.mjs';
 
 export const BAR = 85;
-const REPORT = 'reports/mutation/mutation.json';
+export const REPORT = 'reports/mutation/mutation.json';
+/** Per folder, how many mutants no test fails and no comment explains are known and allowed. */
+export const KEPT = 'scripts/mutation-survivors.json';
+const STATIC_REASON = /^Static mutant/;
 
 /** The folders the configuration mutates: `lib/fleet/**\/*.ts` → `lib/fleet`. */
 export const folders = (config.mutate ?? []).map((glob) => String(glob).split('/**')[0]);
 
+/** @param {string} name */
+const relativeName = (name) =>
+  (path.isAbsolute(name) ? path.relative(process.cwd(), name) : name).split(path.sep).join('/');
+
 /**
- * Each folder's figures; a folder with no mutant at all fails, as a glob that matched nothing.
+ * Each folder's figures and the mutants no test fails that no comment explains.
  * @param {import('mutation-testing-report-schema').MutationTestResult} report
+ * @param {string[]} [names] the folders, by default the configuration's
  */
-export function scoresOf(report) {
-  return folders.map((folder) => {
+export function scoresOf(report, names = folders) {
+  return names.map((folder) => {
     const files = Object.fromEntries(
-      Object.entries(report.files).filter(([name]) => {
-        const relative = path.isAbsolute(name) ? path.relative(process.cwd(), name) : name;
-        return relative.split(path.sep).join('/').startsWith(`${folder}/`);
-      }),
+      Object.entries(report.files).filter(([name]) => relativeName(name).startsWith(`${folder}/`)),
     );
     const { metrics } = calculateMetrics(files);
-    return { folder, ...metrics };
+    const ignored = Object.values(files).flatMap((file) =>
+      file.mutants.filter((mutant) => mutant.status === 'Ignored'),
+    );
+    const notRun = ignored.filter((mutant) => STATIC_REASON.test(mutant.statusReason ?? '')).length;
+    const explained = ignored.length - notRun;
+    const detected = metrics.killed + metrics.timeout;
+    const counted = detected + metrics.survived + metrics.noCoverage + explained;
+    const unexplained = Object.entries(files).flatMap(([name, file]) =>
+      file.mutants
+        .filter((mutant) => mutant.status === 'Survived' || mutant.status === 'NoCoverage')
+        .map(
+          (mutant) =>
+            `${relativeName(name)}:${mutant.location.start.line}:${mutant.location.start.column} ` +
+            `${mutant.status} ${mutant.mutatorName} → ${JSON.stringify(mutant.replacement ?? '')}`,
+        ),
+    );
+    return {
+      folder,
+      killed: metrics.killed,
+      timeout: metrics.timeout,
+      survived: metrics.survived,
+      noCoverage: metrics.noCoverage,
+      explained,
+      notRun,
+      score: counted === 0 ? null : (100 * detected) / counted,
+      unexplained,
+    };
   });
 }
 
+/**
+ * The folders with more unexplained survivors than are kept: a change added code no test can fail.
+ * @param {ReturnType<typeof scoresOf>} rows
+ * @param {Record<string, number>} kept
+ */
+export const overKept = (rows, kept) =>
+  rows.filter((row) => row.unexplained.length > (kept[row.folder] ?? 0));
+
+/**
+ * The folders under the bar, or with no mutant at all (a glob that matched nothing).
+ * @param {ReturnType<typeof scoresOf>} rows
+ */
+export const underTheBar = (rows, bar = BAR) => rows.filter((row) => row.score === null || row.score < bar);
+
 function main() {
-  const report = JSON.parse(readFileSync(REPORT, 'utf8'));
+  const file = process.argv.slice(2).find((arg) => !arg.startsWith('--')) ?? REPORT;
+  const report = JSON.parse(readFileSync(file, 'utf8'));
   const rows = scoresOf(report);
   /** @type {(value: unknown, width: number) => string} */
   const cell = (value, width) => String(value).padStart(width);
-  console.log(`folder               killed timeout survived no-cover ignored   score (bar ${BAR} %)`);
+  console.log(`folder             killed timeout survived no-cover explained not-run   score (bar ${BAR} %)`);
   for (const row of rows) {
-    const score = row.totalValid === 0 ? 'none' : `${row.mutationScore.toFixed(2)} %`;
+    const score = row.score === null ? 'none' : `${row.score.toFixed(2)} %`;
     console.log(
-      `${row.folder.padEnd(20)} ${cell(row.killed, 6)} ${cell(row.timeout, 7)} ${cell(row.survived, 8)} ${cell(row.noCoverage, 8)} ${cell(row.ignored, 7)} ${cell(score, 9)}`,
+      `${row.folder.padEnd(18)} ${cell(row.killed, 6)} ${cell(row.timeout, 7)} ${cell(row.survived, 8)} ` +
+        `${cell(row.noCoverage, 8)} ${cell(row.explained, 9)} ${cell(row.notRun, 7)} ${cell(score, 9)}`,
     );
   }
-  const under = rows.filter((row) => row.totalValid === 0 || row.mutationScore < BAR);
-  if (under.length > 0) {
-    console.error(`Under the bar of ${BAR} %: ${under.map((row) => row.folder).join(', ')}`);
-    process.exit(1);
+  const unexplained = rows.flatMap((row) => row.unexplained);
+  if (unexplained.length > 0 && process.argv.includes('--list')) {
+    console.log(`\nNo test fails and no comment explains ${unexplained.length} mutant(s):`);
+    for (const line of unexplained) console.log(`  ${line}`);
   }
+  let failed = false;
+  const keptFile = process.argv.find((arg) => arg.startsWith('--kept='))?.slice('--kept='.length) ?? KEPT;
+  const kept = JSON.parse(readFileSync(keptFile, 'utf8'));
+  for (const row of overKept(rows, kept)) {
+    failed = true;
+    console.error(
+      `\n${row.folder}: ${row.unexplained.length} mutant(s) no test fails and no comment explains, ` +
+        `${kept[row.folder] ?? 0} kept in ${keptFile}. Kill the new ones with a test of behaviour, or ` +
+        `explain them (docs/mutation-testing.md):`,
+    );
+    for (const line of row.unexplained) console.error(`  ${line}`);
+  }
+  for (const row of rows) {
+    if (row.unexplained.length < (kept[row.folder] ?? 0))
+      console.log(`${row.folder}: ${row.unexplained.length} left; lower it in ${keptFile}.`);
+  }
+  // Until every folder has reached the bar, only `--require-bar` makes a folder under it fail; the
+  // kept survivors above stop any folder from falling further meanwhile.
+  const under = underTheBar(rows);
+  if (under.length > 0) {
+    failed ||= process.argv.includes('--require-bar');
+    console.error(`Under the bar of ${BAR} %: ${under.map((row) => row.folder).join(', ')}`);
+  }
+  if (failed) process.exit(1);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) main();
