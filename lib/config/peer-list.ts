@@ -31,7 +31,11 @@ function parseOne(entry: string): PeerSource | string {
   }
   // Plain HTTP: peers talk pod to pod on the app port, inside the NetworkPolicy (docs/fleet.md).
   if (url.protocol !== 'http:') return `"${entry}" must start with http://`;
-  if (url.username || url.password || url.search || url.hash || (url.pathname !== '/' && url.pathname !== ''))
+  // Said without the entry: its password must not reach the log that the refusal goes to.
+  if (url.username || url.password)
+    return `the peer at http://${url.host} must not carry a user or a password`;
+  // An http: URL's path is never empty: `http://peer` reads as `/`.
+  if (url.search || url.hash || url.pathname !== '/')
     return `"${entry}" must be http://HOST:PORT with nothing after it`;
   return { kind: 'url', base: `http://${url.host}` };
 }

@@ -5,7 +5,8 @@ import { GROUPS, VARIABLES, type Variable } from './variables';
 const rows = Object.values(VARIABLES) as Variable<unknown>[];
 const groups = Object.entries(GROUPS) as [keyof typeof GROUPS, string][];
 
-const cell = (text: string) => text.replace(/\|/g, '\\|');
+/** Text as one cell of a Markdown table: a `|` in it would start the next cell. */
+export const cell = (text: string) => text.replace(/\|/g, '\\|');
 
 export function renderReference(): string {
   const out = [

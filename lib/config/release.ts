@@ -6,17 +6,18 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { readVariable, type Env } from './variables';
 
-function gitCommit(root: string): string | undefined {
+function gitCommit(root: string): string | null {
   try {
-    const out = execFileSync('git', ['rev-parse', 'HEAD'], {
+    const out = execFileSync('git', ['rev-parse', '--verify', 'HEAD'], {
       cwd: root,
-      stdio: ['ignore', 'pipe', 'ignore'],
+      // Piped, not printed: outside a checkout, git's complaint is not the build's.
+      stdio: 'pipe',
       timeout: 5000,
     });
-    const commit = out.toString().trim();
-    return /^[0-9a-f]{40}$/.test(commit) ? commit : undefined;
+    // A full hash (40 digits, or 64 in a SHA-256 repository): git exits non-zero when it has none.
+    return out.toString().trim() || null;
   } catch {
-    return undefined; // no git, or not a checkout (a container build, a tarball)
+    return null; // no git, or not a checkout (a container build, a tarball)
   }
 }
 
@@ -29,6 +30,7 @@ export function packageVersion(root: string): string {
 
 /** SENTRY_RELEASE, else the git commit of `root`, else the package version. */
 export function resolveRelease(env: Env, root: string): string {
+  // Stryker disable next-line ArrayDeclaration: SENTRY_RELEASE is any text, so it has no problem to keep.
   const explicit = readVariable('sentryRelease', env, []);
   if (explicit) return explicit;
   return gitCommit(root) ?? packageVersion(root);

@@ -97,6 +97,25 @@ describe('buildTimeEnv: what every bundle gets', () => {
     ).toThrow('SENTRY_TRACES_SAMPLE_RATE');
   });
 
+  it('gives the contact label only with a contact link', () => {
+    const label = { NEXT_PUBLIC_CONTACT_LABEL: 'Write to us' };
+    expect(buildTimeEnv(label, { dev: false, root }).APP_CONTACT_LABEL).toBe('');
+    expect(
+      buildTimeEnv({ ...label, NEXT_PUBLIC_CONTACT_HREF: 'mailto:help@example.com' }, { dev: false, root }),
+    ).toMatchObject({ APP_CONTACT_HREF: 'mailto:help@example.com', APP_CONTACT_LABEL: 'Write to us' });
+  });
+
+  it('names every bad build value in one line', () => {
+    expect(() =>
+      buildTimeEnv({ SCREEN_LANGUAGES: 'en,en', SERVICE_WORKER: 'maybe' }, { dev: false, root }),
+    ).toThrow(
+      new Error(
+        'Invalid build configuration: SERVICE_WORKER must be on or off (got "maybe"); ' +
+          'SCREEN_LANGUAGES names a language twice (got "en,en").',
+      ),
+    );
+  });
+
   describe('the release', () => {
     it('is SENTRY_RELEASE when set, even in a git checkout', () => {
       commitIn(root);

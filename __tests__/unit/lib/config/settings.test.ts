@@ -1,4 +1,4 @@
-import { readSettings, settings, settingsSlot } from '../../../../lib/config/settings';
+import { readSettings, settings, settingsSlot, thresholdsOf } from '../../../../lib/config/settings';
 import { VARIABLES } from '../../../../lib/config/variables';
 import { REFUSED } from '../../../support/refused-values';
 
@@ -167,6 +167,54 @@ describe('readSettings', () => {
     );
   });
 
+  it.each([
+    // A refused value is not compared as well: its own problem is the one to fix.
+    [
+      { HEALTH_EVENT_LOOP_DELAY_MS_WARN: 'soon', HEALTH_EVENT_LOOP_DELAY_MS_FAIL: '100' },
+      'HEALTH_EVENT_LOOP_DELAY_MS_WARN',
+    ],
+    [
+      { HEALTH_EVENT_LOOP_DELAY_MS_WARN: '2000', HEALTH_EVENT_LOOP_DELAY_MS_FAIL: 'late' },
+      'HEALTH_EVENT_LOOP_DELAY_MS_FAIL',
+    ],
+    [{ HEALTH_HEAP_USED_RATIO_WARN: '0.9', HEALTH_HEAP_USED_RATIO_FAIL: '2' }, 'HEALTH_HEAP_USED_RATIO_FAIL'],
+  ])('names only the refused threshold of a pair: %p', (env, name) => {
+    expect(() => readSettings(env, NO_BUILD_DSN)).toThrow(
+      new RegExp(`^Invalid configuration: ${name} must be a [^;]*\\.$`),
+    );
+  });
+
+  it('still compares a pair of thresholds when another variable is refused', () => {
+    expect(() =>
+      readSettings(
+        { PORT: 'x', HEALTH_EVENT_LOOP_DELAY_MS_WARN: '500', HEALTH_EVENT_LOOP_DELAY_MS_FAIL: '500' },
+        NO_BUILD_DSN,
+      ),
+    ).toThrow(
+      'PORT must be a whole number from 0 to 65535 (got "x"); ' +
+        'HEALTH_EVENT_LOOP_DELAY_MS_WARN must be below HEALTH_EVENT_LOOP_DELAY_MS_FAIL (got 500 and 500).',
+    );
+  });
+
+  it('takes a headers timeout equal to the request timeout', () => {
+    const read = readSettings({ HEADERS_TIMEOUT_MS: '30000', REQUEST_TIMEOUT_MS: '30000' }, NO_BUILD_DSN);
+    expect([read.headersTimeoutMs, read.requestTimeoutMs]).toEqual([30_000, 30_000]);
+  });
+
+  it('gives each measure its own pair of thresholds', () => {
+    const read = readSettings(
+      {
+        HEALTH_EVENT_LOOP_DELAY_MS_WARN: '50',
+        HEALTH_EVENT_LOOP_DELAY_MS_FAIL: '400',
+        HEALTH_HEAP_USED_RATIO_WARN: '0.5',
+        HEALTH_HEAP_USED_RATIO_FAIL: '0.75',
+      },
+      NO_BUILD_DSN,
+    );
+    expect(thresholdsOf('eventLoopDelay', read)).toEqual({ warn: 50, fail: 400 });
+    expect(thresholdsOf('heapUsed', read)).toEqual({ warn: 0.5, fail: 0.75 });
+  });
+
   describe('the DSN the server reports with', () => {
     it('is the one given at start when it matches the build', () => {
       expect(readSettings({ SENTRY_DSN: DSN }, { dsnAtBuild: DSN }).sentryDsn).toBe(DSN);
@@ -219,6 +267,11 @@ describe('settings()', () => {
     const stderr = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
     process.env.PORT = 'x';
     expect(settings().port).toBe(3000);
-    expect(String(stderr.mock.calls[0]?.[0])).toContain('"event":"config.invalid"');
+    const line = JSON.parse(String(stderr.mock.calls[0]?.[0])) as {
+      event: string;
+      error: { message: string };
+    };
+    expect(line.event).toBe('config.invalid');
+    expect(line.error.message).toContain('PORT must be a whole number');
   });
 });
