@@ -1,7 +1,7 @@
 // Checks of the process itself, sampled in the background once a second, so a probe reads a few
 // numbers and computes nothing.
-import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { getHeapStatistics } from 'node:v8';
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { getHeapStatistics, type HeapInfo } from 'node:v8';
 import { settings, thresholdsOf, type Thresholds } from '../config/settings';
 import { processSlot } from '../process/slots';
 import type { HealthStatus, ProcessSample, ProcessSampler, SampledCheck, SampledResult } from './types';
@@ -24,19 +24,33 @@ export function grade(value: number, { warn, fail }: Thresholds): HealthStatus {
   return 'pass';
 }
 
-export function createSampler(): ProcessSampler {
-  const histogram = monitorEventLoopDelay({ resolution: 10 });
+/** What the sampler reads: Node's own in production, made-up numbers in tests. */
+export interface SamplerSources {
+  /** Event-loop delay, in nanoseconds, since the last reset. */
+  delay: Pick<IntervalHistogram, 'count' | 'percentile' | 'reset' | 'enable'>;
+  heap: () => Pick<HeapInfo, 'used_heap_size' | 'heap_size_limit'>;
+}
+
+const nodeSources = (): SamplerSources => ({
+  delay: monitorEventLoopDelay(), // sampled every 10 ms, Node's default
+  heap: getHeapStatistics,
+});
+
+export function createSampler(
+  { delay: histogram, heap: heapStatistics }: SamplerSources = nodeSources(),
+): ProcessSampler {
   histogram.enable();
   const recentP99s: number[] = [];
   let current: ProcessSample;
   let sequence = 0;
 
   const sample = () => {
+    // An empty histogram's p99 is not 0 (Node 20 says 511 ns): a second with no reading is 0.
     const p99 = histogram.count > 0 ? histogram.percentile(99) / 1e6 : 0;
     histogram.reset();
     recentP99s.push(p99);
     if (recentP99s.length > WINDOW_SECONDS) recentP99s.shift();
-    const heap = getHeapStatistics();
+    const heap = heapStatistics();
     sequence += 1;
     current = {
       eventLoopDelayP99Ms: Math.max(...recentP99s),

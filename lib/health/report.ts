@@ -120,14 +120,15 @@ function reuseKey(probe: Probe, sources: ReportSources, uptimeSeconds: number): 
   if (probe === 'live') return String(uptimeSeconds);
   if (sources.checks().length > 0) return null;
   const version = sources.sampleVersion();
-  return version < 0 ? null : `${sources.phase()}:${version}`;
+  return version === -1 ? null : `${sources.phase()}:${version}`;
 }
 
 export function healthReport(probe: Probe, sources: ReportSources = defaultSources): Promise<HealthReport> {
   const uptimeSeconds = Math.round(sources.uptimeSeconds());
   const key = reuseKey(probe, sources, uptimeSeconds);
   const last = reusable[probe];
-  if (key !== null && last?.key === key && last.sources === sources) return last.report;
+  // Only a key is kept (below), so a null key never matches.
+  if (last?.key === key && last.sources === sources) return last.report;
   const report =
     probe === 'live' ? Promise.resolve(liveReport(sources, uptimeSeconds)) : checkedReport(probe, sources);
   if (key !== null) reusable[probe] = { sources, key, report };

@@ -31,7 +31,7 @@ export function failureKind(error: unknown, depth = 0): FailureKind {
   };
   if (name === 'AbortError' || name === 'TimeoutError' || TIMEOUT_CODES.has(String(code))) return 'timeout';
   if (code === 'ECONNREFUSED') return 'connection refused';
-  const inner = [cause, ...(Array.isArray(errors) ? errors : [])].map((e) => failureKind(e, depth + 1));
+  const inner = (Array.isArray(errors) ? [cause, ...errors] : [cause]).map((e) => failureKind(e, depth + 1));
   return inner.find((kind) => kind !== 'failed') ?? 'failed';
 }
 
@@ -47,12 +47,11 @@ function publicResult(result: CheckResult): CheckResult {
   return { status: result.status, ...observed, ...(output ? { output } : {}) };
 }
 
-const RANK: Record<HealthStatus, number> = { pass: 0, warn: 1, fail: 2 };
+/** Best to worst. */
+const ORDER: readonly HealthStatus[] = ['pass', 'warn', 'fail'];
 
 export function worstStatus(statuses: Iterable<HealthStatus>): HealthStatus {
-  let worst: HealthStatus = 'pass';
-  for (const status of statuses) if (RANK[status] > RANK[worst]) worst = status;
-  return worst;
+  return ORDER[Math.max(0, ...Array.from(statuses, (status) => ORDER.indexOf(status)))]!;
 }
 
 /** A non-critical check cannot make the whole report worse than warn. */
@@ -119,14 +118,14 @@ export type CheckRunner = (check: HealthCheck) => Promise<CheckObservation>;
 export function sharedCheckRunner(
   reuseMs: () => number,
   clock: () => number = () => performance.now(),
+  run: CheckRunner = (check) => runCheck(check),
 ): CheckRunner {
   const runs = new WeakMap<HealthCheck, { result: Promise<CheckObservation>; finishedAt: number | null }>();
   return (check) => {
     const last = runs.get(check);
     if (last && (last.finishedAt === null || clock() - last.finishedAt < reuseMs())) return last.result;
-    const entry = { result: runCheck(check), finishedAt: null as number | null };
-    // runCheck never rejects; the second handler only keeps a future change to that from leaving
-    // a rejection unhandled (and a failed run cached).
+    const entry = { result: run(check), finishedAt: null as number | null };
+    // runCheck never rejects; should a runner reject, the failure is handled and not kept.
     entry.result.then(
       () => (entry.finishedAt = clock()),
       () => runs.delete(check),
@@ -154,9 +153,7 @@ export async function runChecks(
     contributions.push(contribution(check, observation.status));
   };
   for (const check of sampled) add(check, readSampled(check, time));
-  if (checks.length > 0) {
-    const observations = await Promise.all(checks.map(run));
-    checks.forEach((check, index) => add(check, observations[index]!));
-  }
+  const observations = await Promise.all(checks.map(run));
+  checks.forEach((check, index) => add(check, observations[index]!));
   return { status: worstStatus(contributions), checks: result };
 }

@@ -1,7 +1,7 @@
-import { eventLoopCheck, grade, heapCheck } from '../../../../lib/health/process-checks';
+import { eventLoopCheck, heapCheck } from '../../../../lib/health/process-checks';
 import { healthReport, lastStatusSlot, type ReportSources } from '../../../../lib/health/report';
 import { runCheck } from '../../../../lib/health/run-checks';
-import type { HealthCheck, SampledCheck } from '../../../../lib/health/types';
+import type { HealthCheck, HealthStatus, SampledCheck } from '../../../../lib/health/types';
 import { resetLifecycle } from '../../../../lib/lifecycle/state';
 
 const NOW = new Date('2026-11-22T12:00:00.000Z');
@@ -151,6 +151,76 @@ describe('healthReport', () => {
     expect(report.status).toBe('fail');
   });
 
+  it.each([
+    ['ready', 'readiness'],
+    ['overall', 'overall health'],
+  ] as const)('describes the %s probe as %p, with no output while ready', async (probe, description) => {
+    const report = await healthReport(probe, sources());
+    expect(report.description).toBe(description);
+    expect(report.checks['server:lifecycle']).toStrictEqual([
+      {
+        componentType: 'system',
+        observedValue: 'ready',
+        observedUnit: 'phase',
+        status: 'pass',
+        time: NOW.toISOString(),
+      },
+    ]);
+  });
+
+  it('fails readiness while draining, saying so', async () => {
+    const report = await healthReport('ready', sources({ phase: () => 'draining' }));
+    expect(report.checks['server:lifecycle']![0]).toEqual(
+      expect.objectContaining({ status: 'fail', observedValue: 'draining', output: 'Shutting down' }),
+    );
+  });
+
+  it('logs each change of status at its level, naming the checks that are not passing', async () => {
+    const lines = jest.spyOn(process.stderr, 'write');
+    const out = jest.spyOn(process.stdout, 'write');
+    let status: HealthStatus = 'pass';
+    const changing: HealthCheck = {
+      name: 'db:x',
+      componentType: 'datastore',
+      critical: true,
+      timeoutMs: 100,
+      run: () => ({ status }),
+    };
+    const steady: HealthCheck = { ...changing, name: 'cache:y', run: () => ({ status: 'pass' }) };
+    const src = sources({ checks: () => [steady, changing] });
+    for (const next of ['pass', 'warn', 'warn', 'fail', 'pass'] as const) {
+      status = next;
+      await healthReport('ready', src);
+    }
+    const logged = [...lines.mock.calls, ...out.mock.calls]
+      .map(([chunk]) => JSON.parse(String(chunk)) as Record<string, unknown>)
+      .filter((line) => String(line.event).startsWith('health.'))
+      .map(({ level, event, from, checks }) => ({ level, event, from, checks }));
+    expect(logged).toEqual([
+      { level: 'warn', event: 'health.warn', from: 'pass', checks: ['db:x'] },
+      { level: 'error', event: 'health.fail', from: 'warn', checks: ['db:x'] },
+      { level: 'info', event: 'health.pass', from: 'fail', checks: [] },
+    ]);
+  });
+
+  it('names a check among the failing when any of its observations fails', async () => {
+    const lines = jest.spyOn(process.stderr, 'write');
+    // Two checks of one name (two replicas of a dependency): one observation each, under one key.
+    const replica = (status: HealthStatus): HealthCheck => ({
+      name: 'postgres:responseTime',
+      componentType: 'datastore',
+      critical: true,
+      timeoutMs: 100,
+      run: () => ({ status }),
+    });
+    const report = await healthReport('ready', sources({ checks: () => [replica('pass'), replica('fail')] }));
+    expect(report.checks['postgres:responseTime']).toHaveLength(2);
+    const failed = lines.mock.calls
+      .map(([chunk]) => JSON.parse(String(chunk)) as { event: string; checks?: string[] })
+      .find((line) => line.event === 'health.fail');
+    expect(failed?.checks).toEqual(['postgres:responseTime']);
+  });
+
   it('logs a transition once, not every probe', async () => {
     const write = jest.spyOn(process.stderr, 'write');
     const failing: HealthCheck = {
@@ -168,36 +238,6 @@ describe('healthReport', () => {
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0]!)).toEqual(
       expect.objectContaining({ event: 'health.fail', checks: ['db:x'] }),
-    );
-  });
-});
-
-describe('process checks', () => {
-  it('grades against warn and fail thresholds', () => {
-    expect(grade(10, { warn: 200, fail: 1000 })).toBe('pass');
-    expect(grade(200, { warn: 200, fail: 1000 })).toBe('warn');
-    expect(grade(1500, { warn: 200, fail: 1000 })).toBe('fail');
-  });
-
-  it('reports event-loop delay in ms and fails when it is very high', async () => {
-    const sample = { eventLoopDelayP99Ms: 1234.56, heapUsedRatio: 0.1, sampledAt: NOW, sequence: 1 };
-    const result = eventLoopCheck(
-      () => sample,
-      () => ({ warn: 200, fail: 1000 }),
-    ).read();
-    expect(result).toEqual(
-      expect.objectContaining({ status: 'fail', observedValue: 1234.6, observedUnit: 'ms' }),
-    );
-  });
-
-  it('reports heap used as a percentage of the heap limit', async () => {
-    const sample = { eventLoopDelayP99Ms: 1, heapUsedRatio: 0.9, sampledAt: NOW, sequence: 1 };
-    const result = heapCheck(
-      () => sample,
-      () => ({ warn: 0.85, fail: 0.95 }),
-    ).read();
-    expect(result).toEqual(
-      expect.objectContaining({ status: 'warn', observedValue: 90, observedUnit: 'percent' }),
     );
   });
 });
@@ -239,6 +279,15 @@ describe('reusing a report while nothing it is built from changes', () => {
     const draining = await healthReport('ready', src);
     expect(draining.status).toBe('fail');
     expect(reads()).toBe(3);
+  });
+
+  it('reuses a report only for the sources it was built from', async () => {
+    const one = counted({ value: 0 }, { value: 'ready' });
+    const other = counted({ value: 0 }, { value: 'ready' });
+    await healthReport('ready', one.src);
+    await healthReport('ready', one.src);
+    await healthReport('ready', other.src);
+    expect([one.reads(), other.reads()]).toEqual([1, 1]);
   });
 
   it('never reuses a reading made on the spot (version -1)', async () => {

@@ -71,7 +71,9 @@ describe('failure output: a kind, never the message', () => {
     address: '10.0.3.7',
     port: 5432,
   });
-  it.each<[string, unknown, string]>([
+  // The kind, not the error, in each title: an error prints its stack, which names the folder the
+  // tests run in, and a title that changes from run to run is a new test to StrykerJS's record.
+  const cases: [string, unknown, string][] = [
     ['ECONNREFUSED', refused, 'connection refused'],
     [
       'fetch failed, caused by ECONNREFUSED',
@@ -90,17 +92,21 @@ describe('failure output: a kind, never the message', () => {
     ['a plain Error', new Error('password authentication failed for user "app"'), 'failed'],
     ['a string', 'postgres://app:hunter2@db.internal.example/app', 'failed'],
     ['null', null, 'failed'],
-  ])('%s → %s', async (_name, thrown, kind) => {
-    expect(failureKind(thrown)).toBe(kind);
-    const observation = await runCheck({
-      ...check('db:x', 'pass'),
-      run: () => {
-        throw thrown;
-      },
-    });
-    expect(observation).toEqual(expect.objectContaining({ status: 'fail', output: kind }));
-    expect(JSON.stringify(observation)).not.toMatch(/10\.0\.3\.7|5432|internal|hunter2|password|\bat /);
-  });
+  ];
+  it.each(cases.map(([name, thrown, kind]) => [name, kind, thrown] as const))(
+    '%s → %s',
+    async (_name, kind, thrown) => {
+      expect(failureKind(thrown)).toBe(kind);
+      const observation = await runCheck({
+        ...check('db:x', 'pass'),
+        run: () => {
+          throw thrown;
+        },
+      });
+      expect(observation).toEqual(expect.objectContaining({ status: 'fail', output: kind }));
+      expect(JSON.stringify(observation)).not.toMatch(/10\.0\.3\.7|5432|internal|hunter2|password|\bat /);
+    },
+  );
 
   it('replaces an output that is not a kind, and drops a value given without its unit', async () => {
     const raw = {
@@ -169,7 +175,8 @@ describe('sharedCheckRunner', () => {
 
   it('reuses a finished result for reuseMs, then runs again', async () => {
     const { check: slow, runs, finish } = counted();
-    let now = 0;
+    // A clock that does not start at 0, as performance.now() does not.
+    let now = 5000;
     const run = sharedCheckRunner(
       () => 1000,
       () => now,
@@ -177,10 +184,10 @@ describe('sharedCheckRunner', () => {
     const first = run(slow);
     finish();
     await first;
-    now = 999;
+    now = 5999;
     expect(await run(slow)).toBe(await first);
     expect(runs()).toBe(1);
-    now = 1000;
+    now = 6000;
     const second = run(slow);
     expect(runs()).toBe(2);
     finish();
@@ -196,5 +203,76 @@ describe('sharedCheckRunner', () => {
       await pending;
       expect(runs()).toBe(i);
     }
+  });
+
+  it('keeps no failed run: a runner that rejects is asked again by the next probe', async () => {
+    let calls = 0;
+    const run = sharedCheckRunner(
+      () => 60_000,
+      () => 0,
+      () => {
+        calls += 1;
+        return Promise.reject(new Error('runner broke'));
+      },
+    );
+    const db = check('db:x', 'pass');
+    await expect(run(db)).rejects.toThrow('runner broke');
+    await expect(run(db)).rejects.toThrow('runner broke');
+    expect(calls).toBe(2);
+  });
+});
+
+describe('what a check leaves behind', () => {
+  afterEach(() => jest.useRealTimers());
+
+  it('no timer once it has answered, so its signal is never aborted afterwards', async () => {
+    jest.useFakeTimers();
+    let signal: AbortSignal | undefined;
+    const quick: HealthCheck = {
+      ...check('db:x', 'pass'),
+      timeoutMs: 5000,
+      run: (given) => {
+        signal = given;
+        return { status: 'pass' };
+      },
+    };
+    await runCheck(quick);
+    expect(jest.getTimerCount()).toBe(0);
+    jest.advanceTimersByTime(10_000);
+    expect(signal?.aborted).toBe(false);
+  });
+
+  it('no value key for a unit given without a value', async () => {
+    const unitOnly: HealthCheck = {
+      ...check('db:x', 'pass'),
+      run: () => ({ status: 'pass', observedUnit: 'ms' }) as unknown as { status: 'pass' },
+    };
+    expect(await runCheck(unitOnly, () => new Date(0))).toStrictEqual({
+      componentType: 'component',
+      status: 'pass',
+      time: new Date(0).toISOString(),
+    });
+  });
+});
+
+describe('failureKind on errors made to trip it', () => {
+  const wrap = (inner: unknown, times: number): unknown =>
+    times === 0 ? inner : wrap(new Error('wrapped', { cause: inner }), times - 1);
+  const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+
+  it('looks three causes deep, and no deeper', () => {
+    expect(failureKind(wrap(refused, 3))).toBe('connection refused');
+    expect(failureKind(wrap(refused, 4))).toBe('failed');
+  });
+
+  it('ends on an error that is its own cause', () => {
+    const loop = new Error('loop');
+    (loop as { cause?: unknown }).cause = loop;
+    expect(failureKind(loop)).toBe('failed');
+  });
+
+  it('reads a cause beside an AggregateError-like list', () => {
+    expect(failureKind({ cause: refused, errors: 'not a list' })).toBe('connection refused');
+    expect(failureKind({ errors: [new Error('x'), refused] })).toBe('connection refused');
   });
 });
