@@ -64,7 +64,7 @@ export function parseManifest(text: string): BuildFiles[] | null {
         typeof build.builtAt === 'string' &&
         !Number.isNaN(Date.parse(build.builtAt)) &&
         Array.isArray(build.files) &&
-        build.files.every((file) => typeof file === 'string' && isSafeRelative(file)),
+        build.files.every(isSafeRelative),
     );
     return valid.length === builds.length ? valid : null;
   } catch {
@@ -72,11 +72,13 @@ export function parseManifest(text: string): BuildFiles[] | null {
   }
 }
 
-/** A path inside static/: relative, no `..`, no absolute or drive prefix. */
-export function isSafeRelative(file: string): boolean {
+/**
+ * A path inside static/: relative, no `..`, no absolute or drive prefix. (An empty name and a
+ * leading `/` are refused with the empty segment they make.)
+ */
+export function isSafeRelative(file: unknown): boolean {
   return (
-    file.length > 0 &&
-    !file.startsWith('/') &&
+    typeof file === 'string' &&
     !file.includes('\\') &&
     !file.includes('\0') &&
     file.split('/').every((part) => part !== '' && part !== '.' && part !== '..')

@@ -49,7 +49,8 @@ export function wantedFile(pathname: string): Wanted | null {
   if (pathname.length > MAX_NAME_LENGTH) return null;
   if (pathname.startsWith(STATIC_PREFIX)) {
     const parts = segments(pathname.slice(STATIC_PREFIX.length));
-    if (!parts || parts.length < 2) return null;
+    // One segment alone matches neither shape below: a folder is not a file.
+    if (!parts) return null;
     const first = parts[0]!;
     const last = parts[parts.length - 1]!;
     if (SHARED_FOLDERS.has(first) && STATIC_FILE.test(last))
@@ -60,13 +61,8 @@ export function wantedFile(pathname: string): Wanted | null {
   }
   if (pathname.startsWith(DATA_PREFIX)) {
     const parts = segments(pathname.slice(DATA_PREFIX.length));
-    if (
-      !parts ||
-      parts.length < 2 ||
-      !BUILD_ID.test(parts[0]!) ||
-      !parts[parts.length - 1]!.endsWith('.json')
-    )
-      return null;
+    // One segment alone cannot be both a build id (no dot) and a .json file.
+    if (!parts || !BUILD_ID.test(parts[0]!) || !parts[parts.length - 1]!.endsWith('.json')) return null;
     return { kind: 'data', build: parts[0]! };
   }
   return null;

@@ -124,7 +124,7 @@ export function createFleet({
         const asker = req.headers[HOP_HEADER];
         if (typeof asker === 'string' && isBuildId(asker) && !peers.knowsInstance(asker)) peers.introduced();
         res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
-        res.end(req.method === 'HEAD' ? undefined : identityBody);
+        res.end(identityBody); // to HEAD, Node writes the headers alone
         return true;
       }
       // This build's own files (and carried ones): one set look-up, then Next.

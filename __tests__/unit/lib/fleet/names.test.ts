@@ -61,6 +61,10 @@ describe('which build file a path asks for', () => {
     '/_next/static/chunks/a b.js',
     '/_next/static/chunks/a?.js',
     '/_next/data/..%2F..%2Fapi/x.json',
+    '/_next/static/chunks/./a.js',
+    '/_next/static/chunks/%2E/a.js',
+    // The data prefix's length, but not the prefix.
+    '/aaaaaaaaaa/IzYk/index.json',
   ])('%s is not', (path) => {
     expect(wantedFile(path)).toBeNull();
   });

@@ -1,0 +1,235 @@
+// One fetch from a peer, on its own: the peer is a socket on loopback that answers byte for byte what
+// the test writes, so it can declare one length and send another.
+import http, { type Server } from 'node:http';
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import type { Peer } from '../../../../lib/fleet/directory';
+import { type FetchOutcome, fetchFromPeer } from '../../../../lib/fleet/forward';
+
+const closers: (() => void)[] = [];
+
+afterEach(() => {
+  for (const close of closers.splice(0)) close();
+});
+
+/** A peer that answers every request with `answer` (head and body, as raw text); records what it was asked. */
+async function rawPeer(answer: string, { hold = false } = {}) {
+  const asked: string[] = [];
+  const closed: Promise<void>[] = [];
+  const server = net.createServer((socket) => {
+    closed.push(new Promise((resolve) => socket.on('close', () => resolve())));
+    socket.once('data', (request) => {
+      asked.push(request.toString('latin1'));
+      // Held: the answer so far, then nothing, as a peer that stalls.
+      if (hold) socket.write(answer);
+      else socket.end(answer);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  closers.push(() => server.close());
+  const agent = new http.Agent();
+  closers.push(() => agent.destroy());
+  const peer: Peer = {
+    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    identity: { build: 'buildOld', instance: 'a' },
+    unanswered: 0,
+    failedUntil: 0,
+    inFlight: 0,
+    agent,
+  };
+  return { peer, asked, closed };
+}
+
+/** The instance: passes every request to `peer`, and keeps each fetch's outcome. */
+async function front(peer: Peer, kind: 'static' | 'data', maxBytes = 1000) {
+  const outcomes: FetchOutcome[] = [];
+  const server: Server = http.createServer(async (req, res) => {
+    const outcome = await fetchFromPeer({
+      peer,
+      target: req.url ?? '/',
+      kind,
+      req,
+      res,
+      timeoutMs: 2000,
+      maxBytes,
+    });
+    outcomes.push(outcome);
+    if (outcome === 'missing' || outcome === 'failed') res.writeHead(503).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  closers.push(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, outcomes };
+}
+
+/** What the visitor got: status, headers, body, and whether the answer ended whole. */
+function visit(
+  base: string,
+  { method = 'GET', headers = {} }: { method?: string; headers?: Record<string, string> } = {},
+) {
+  return new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string; whole: boolean }>(
+    (resolve) => {
+      const req = http.request(`${base}/x`, { method, headers, agent: false }, (res) => {
+        let body = '';
+        res.setEncoding('latin1');
+        res.on('data', (chunk: string) => (body += chunk));
+        const done = () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body, whole: res.complete });
+        res.on('end', done);
+        res.on('close', done);
+      });
+      req.on('error', () => resolve({ status: 0, headers: {}, body: '', whole: false }));
+      req.end();
+    },
+  );
+}
+
+const head = (status: string, headers: Record<string, string | number>) =>
+  `HTTP/1.1 ${status}\r\n${Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('')}Connection: close\r\n\r\n`;
+
+describe('a file whose length is declared', () => {
+  it('sent whole: passed on whole, with its length', async () => {
+    const { peer } = await rawPeer(head('200 OK', { 'Content-Length': 10 }) + '0123456789');
+    const { base, outcomes } = await front(peer, 'static');
+    expect(await visit(base)).toMatchObject({ status: 200, body: '0123456789', whole: true });
+    expect(await visit(base)).toMatchObject({ headers: expect.objectContaining({ 'content-length': '10' }) });
+    expect(outcomes).toEqual(['found', 'found']);
+    expect(peer.inFlight).toBe(0);
+  });
+
+  it('of exactly the largest size taken: passed on', async () => {
+    const { peer } = await rawPeer(head('200 OK', { 'Content-Length': 10 }) + '0123456789');
+    const { base, outcomes } = await front(peer, 'static', 10);
+    expect(await visit(base)).toMatchObject({ status: 200, whole: true });
+    expect(outcomes).toEqual(['found']);
+  });
+
+  it('sent short: the visitor’s answer is cut, never complete', async () => {
+    const { peer } = await rawPeer(head('200 OK', { 'Content-Length': 10 }) + '01234');
+    const { base, outcomes } = await front(peer, 'static');
+    expect(await visit(base)).toMatchObject({ whole: false });
+    expect(outcomes).toEqual(['cut']);
+    expect(peer.inFlight).toBe(0);
+  });
+
+  it('to HEAD: no body, and none expected', async () => {
+    const { peer, asked } = await rawPeer(head('200 OK', { 'Content-Length': 10 }));
+    const { base, outcomes } = await front(peer, 'static');
+    expect(await visit(base, { method: 'HEAD' })).toMatchObject({ status: 200, body: '', whole: true });
+    expect(asked[0]).toMatch(/^HEAD \/x /);
+    expect(outcomes).toEqual(['found']);
+  });
+
+  it('as a 304 to a revalidation: no body, and none expected', async () => {
+    const { peer, asked } = await rawPeer(head('304 Not Modified', { 'Content-Length': 10, ETag: '"a"' }));
+    const { base, outcomes } = await front(peer, 'static');
+    expect(await visit(base, { headers: { 'If-None-Match': '"a"' } })).toMatchObject({
+      status: 304,
+      whole: true,
+    });
+    expect(asked[0]).toMatch(/\r\nif-none-match: "a"\r\n/i);
+    expect(outcomes).toEqual(['found']);
+  });
+});
+
+describe('what a static file’s peer may answer', () => {
+  it.each([
+    ['201 Created', 'failed'],
+    ['500 Internal Server Error', 'failed'],
+    ['404 Not Found', 'missing'],
+  ] as const)('%s: %s, nothing passed on', async (status, outcome) => {
+    const { peer } = await rawPeer(head(status, { 'Content-Length': 2 }) + 'no');
+    const { base, outcomes } = await front(peer, 'static');
+    expect((await visit(base)).status).toBe(503);
+    expect(outcomes).toEqual([outcome]);
+  });
+});
+
+describe('a page’s data', () => {
+  it('is asked with the visitor’s headers and address, and answered with the page’s own', async () => {
+    const { peer, asked } = await rawPeer(
+      head('404 Not Found', {
+        'Content-Length': 2,
+        'Content-Type': 'application/json',
+        'Set-Cookie': 'a=1',
+      }) + '{}',
+    );
+    const { base, outcomes } = await front(peer, 'data');
+    const seen = await visit(base, { headers: { Cookie: 'session=1', 'X-Forwarded-For': '203.0.113.9' } });
+    expect(seen).toMatchObject({ status: 404, body: '{}', whole: true });
+    expect(seen.headers).toMatchObject({ 'content-length': '2', 'set-cookie': ['a=1'] });
+    expect(asked[0]).toMatch(/\r\ncookie: session=1\r\n/i);
+    expect(asked[0]).toMatch(/\r\nx-forwarded-for: 203\.0\.113\.9, 127\.0\.0\.1\r\n/i);
+    expect(outcomes).toEqual(['found']);
+  });
+
+  it('is asked with the visitor’s address alone when no proxy named one', async () => {
+    const { peer, asked } = await rawPeer(head('200 OK', { 'Content-Length': 2 }) + '{}');
+    const { base } = await front(peer, 'data');
+    await visit(base);
+    expect(asked[0]).toMatch(/\r\nx-forwarded-for: 127\.0\.0\.1\r\n/i);
+  });
+
+  it('is not passed on when the page failed (5xx)', async () => {
+    const { peer } = await rawPeer(head('500 Internal Server Error', { 'Content-Length': 2 }) + '{}');
+    const { base, outcomes } = await front(peer, 'data');
+    expect((await visit(base)).status).toBe(503);
+    expect(outcomes).toEqual(['failed']);
+  });
+
+  it('is passed on up to 499', async () => {
+    const { peer } = await rawPeer(head('499 Client Closed', { 'Content-Length': 2 }) + '{}');
+    const { base, outcomes } = await front(peer, 'data');
+    expect((await visit(base)).status).toBe(499);
+    expect(outcomes).toEqual(['found']);
+  });
+});
+
+describe('a visitor who goes away', () => {
+  /** Asks, then hangs up once `after` bytes of the body have come (0: before the answer's head). */
+  function hangUp(base: string, after: number) {
+    return new Promise<void>((resolve) => {
+      const req = http.get(`${base}/x`, { agent: false }, (res) => {
+        let got = 0;
+        res.on('data', (chunk: Buffer) => {
+          got += chunk.length;
+          if (got >= after) req.destroy();
+        });
+        res.on('close', () => resolve());
+      });
+      req.on('error', () => resolve());
+      if (after === 0) setTimeout(() => req.destroy(), 100);
+    });
+  }
+
+  it('mid-file: the fetch is cut and the peer’s connection closed', async () => {
+    const { peer, closed } = await rawPeer(head('200 OK', { 'Content-Length': 100_000 }) + 'x'.repeat(1000), {
+      hold: true,
+    });
+    const { base, outcomes } = await front(peer, 'static', 200_000);
+    await hangUp(base, 1000);
+    await closed[0];
+    await until(() => outcomes.length > 0);
+    expect(outcomes).toEqual(['cut']);
+    expect(peer.inFlight).toBe(0);
+  });
+
+  it('before the peer answered: the fetch fails and the peer’s connection is closed', async () => {
+    const { peer, closed } = await rawPeer('', { hold: true });
+    const { base, outcomes } = await front(peer, 'static');
+    await hangUp(base, 0);
+    await closed[0];
+    await until(() => outcomes.length > 0);
+    expect(outcomes).toEqual(['failed']);
+    expect(peer.inFlight).toBe(0);
+  });
+});
+
+async function until(done: () => boolean, ms = 3000) {
+  const end = Date.now() + ms;
+  while (!done() && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 10));
+}
