@@ -46,8 +46,72 @@ export interface Management {
 }
 
 /** Restarts allowed within this window before the process gives up: a crash loop is not recovery. */
-const RESTART_WINDOW_MS = 60_000;
-const MAX_RESTARTS = 3;
+export const RESTART_WINDOW_MS = 60_000;
+export const MAX_RESTARTS = 3;
+
+/**
+ * Counts a restart at `now` in `restarts` (kept by the caller) and says whether it makes a crash
+ * loop: more than MAX_RESTARTS within RESTART_WINDOW_MS.
+ */
+export function isCrashLoop(restarts: number[], now: number): boolean {
+  restarts.push(now);
+  // Stops at the restart just counted at the latest, so the list is never emptied here.
+  while (restarts[0]! < now - RESTART_WINDOW_MS) restarts.shift();
+  return restarts.length > MAX_RESTARTS;
+}
+
+/**
+ * Decides readiness one decision at a time: one asked for while another runs is made after it,
+ * since the one running may have read the phase before it changed. A decision that fails is 'fail'.
+ */
+export function decider(
+  readiness: () => Promise<HealthStatus>,
+  decided: (status: HealthStatus) => void,
+): () => void {
+  let deciding = false;
+  let again = false;
+  const decide = () => {
+    if (deciding) {
+      again = true;
+      return;
+    }
+    deciding = true;
+    readiness()
+      .then(decided, () => decided('fail'))
+      .finally(() => {
+        deciding = false;
+        if (again) {
+          again = false;
+          decide();
+        }
+      });
+  };
+  return decide;
+}
+
+/** What a scrape is answered with: the registry's text, or 'metrics-failed' (logged when it threw). */
+export async function scrapeAnswer(
+  metrics: (() => Promise<MetricsText | null>) | undefined,
+): Promise<ScrapeAnswer> {
+  if (!metrics) return { kind: 'metrics-failed' };
+  try {
+    const text = await metrics();
+    return text ? { kind: 'metrics', ...text } : { kind: 'metrics-failed' };
+  } catch (error) {
+    log('error', 'management.metrics_failed', { error: errorFields(error) });
+    return { kind: 'metrics-failed' };
+  }
+}
+
+/** The worker could not listen: an error the server says in one line, "port in use" included (lib/server/cannot-start.ts). */
+export function listenFailure(failed: { message: string; code?: string }, port: number): Error {
+  return Object.assign(new Error(`the management listener could not listen: ${failed.message}`), {
+    code: failed.code,
+    syscall: 'listen',
+    port,
+    setting: 'MANAGEMENT_PORT',
+  });
+}
 
 export async function startManagement(options: ManagementOptions): Promise<Management> {
   const heartbeat = heartbeatIn();
@@ -58,32 +122,10 @@ export async function startManagement(options: ManagementOptions): Promise<Manag
   const beating = setInterval(beat, options.beatEveryMs ?? 100);
   beating.unref();
 
-  let deciding = false;
-  // A decision asked for while one runs: that one may have read the phase before it changed.
-  let again = false;
-  const decide = () => {
-    if (deciding) {
-      again = true;
-      return;
-    }
-    deciding = true;
-    options
-      .readiness()
-      .then((decided) => {
-        status = decided;
-      })
-      .catch(() => {
-        status = 'fail';
-      })
-      .finally(() => {
-        deciding = false;
-        beat();
-        if (again) {
-          again = false;
-          decide();
-        }
-      });
-  };
+  const decide = decider(options.readiness, (decided) => {
+    status = decided;
+    beat();
+  });
   decide();
   const deciding$ = setInterval(decide, options.decideEveryMs ?? 1000);
   deciding$.unref();
@@ -93,23 +135,14 @@ export async function startManagement(options: ManagementOptions): Promise<Manag
   let port = options.port;
   const restarts: number[] = [];
 
-  const answerScrape = (worker: Worker) => {
-    const reply = (answer: ScrapeAnswer) => {
+  const answerScrape = (worker: Worker) =>
+    void scrapeAnswer(options.metrics).then((answer) => {
       try {
         worker.postMessage(answer);
       } catch {
         // A worker that exited meanwhile: its scrape is gone with it.
       }
-    };
-    if (!options.metrics) return reply({ kind: 'metrics-failed' });
-    options.metrics().then(
-      (metrics) => reply(metrics ? { kind: 'metrics', ...metrics } : { kind: 'metrics-failed' }),
-      (error: unknown) => {
-        log('error', 'management.metrics_failed', { error: errorFields(error) });
-        reply({ kind: 'metrics-failed' });
-      },
-    );
-  };
+    });
 
   const spawn = (): Promise<Worker> =>
     new Promise((resolve, reject) => {
@@ -133,15 +166,7 @@ export async function startManagement(options: ManagementOptions): Promise<Manag
           port = message.port;
           resolve(worker);
         } else {
-          // The code travels with it, so the server can say "port in use" in one line (lib/server/cannot-start.ts).
-          reject(
-            Object.assign(new Error(`the management listener could not listen: ${message.message}`), {
-              code: message.code,
-              syscall: 'listen',
-              port: options.port,
-              setting: 'MANAGEMENT_PORT',
-            }),
-          );
+          reject(listenFailure(message, options.port));
           void worker.terminate();
         }
       });
@@ -151,10 +176,7 @@ export async function startManagement(options: ManagementOptions): Promise<Manag
       });
       worker.on('exit', (code) => {
         if (stopping || !started) return;
-        const now = Date.now();
-        restarts.push(now);
-        while (restarts.length > 0 && restarts[0]! < now - RESTART_WINDOW_MS) restarts.shift();
-        if (restarts.length > MAX_RESTARTS) {
+        if (isCrashLoop(restarts, Date.now())) {
           log('error', 'management.worker_given_up', { code, restarts: restarts.length });
           (options.giveUp ?? (() => process.exit(1)))();
           return;

@@ -3,6 +3,7 @@
 // text the main thread renders from its registry when asked (lib/metrics/). Started by
 // ./listener.ts; compiled to dist/lib/management/worker.js beside the server.
 import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import { decideLive, decideReady, type Identity, type ManagementLimits } from './decide';
 import { heartbeatIn } from './heartbeat';
@@ -105,7 +106,7 @@ function serveMetrics(
         'X-Content-Type-Options': 'nosniff',
         'Content-Length': Buffer.byteLength(metrics.text),
       });
-      res.end(req.method === 'HEAD' ? undefined : metrics.text);
+      res.end(metrics.text); // to HEAD, Node writes the headers alone
     },
     () => res.destroy(),
   );
@@ -145,7 +146,7 @@ export function managementServer(
       ...HEADERS,
       'Content-Length': Buffer.byteLength(body),
     });
-    res.end(req.method === 'HEAD' ? undefined : body);
+    res.end(body); // to HEAD, Node writes the headers alone
   });
 }
 
@@ -165,9 +166,12 @@ function askMainThread(port: MessagePort): () => Promise<MetricsText | null> {
     });
 }
 
-if (parentPort && workerData) {
-  const data = workerData as ManagementWorkerData;
-  const port = parentPort;
+/**
+ * The worker thread's whole job, on `port` to the main thread: listen, say where (or why not, with
+ * the error's code), and ask the main thread for /metrics. A function, not module code, so a unit
+ * test can run it in-process on a MessageChannel.
+ */
+export function serveFromWorker(port: MessagePort, data: ManagementWorkerData): http.Server {
   const server = managementServer(data, data.metrics ? scraper(askMainThread(port)) : null);
   server.on('error', (error: NodeJS.ErrnoException) =>
     port.postMessage({
@@ -177,10 +181,10 @@ if (parentPort && workerData) {
     } satisfies ManagementMessage),
   );
   server.listen(data.port, data.host, () => {
-    const address = server.address();
-    port.postMessage({
-      kind: 'listening',
-      port: typeof address === 'object' && address ? address.port : data.port,
-    } satisfies ManagementMessage);
+    const address = server.address() as AddressInfo;
+    port.postMessage({ kind: 'listening', port: address.port } satisfies ManagementMessage);
   });
+  return server;
 }
+
+if (parentPort && workerData) serveFromWorker(parentPort, workerData as ManagementWorkerData);

@@ -3,8 +3,26 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { decideLive, decideReady } from '../../../../lib/management/decide';
 import { heartbeatIn } from '../../../../lib/management/heartbeat';
-import { startManagement, type ManagementOptions } from '../../../../lib/management/listener';
-import { managementServer, scraper, type MetricsText } from '../../../../lib/management/worker';
+import {
+  decider,
+  isCrashLoop,
+  listenFailure,
+  MAX_RESTARTS,
+  RESTART_WINDOW_MS,
+  scrapeAnswer,
+  startManagement,
+  type ManagementOptions,
+} from '../../../../lib/management/listener';
+import {
+  type ManagementMessage,
+  type ManagementWorkerData,
+  managementServer,
+  scraper,
+  serveFromWorker,
+  type MetricsText,
+} from '../../../../lib/management/worker';
+import { MessageChannel } from 'node:worker_threads';
+import http from 'node:http';
 
 const LIMITS = { wedgeMs: 10_000, loopDelay: { warn: 200, fail: 1000 } };
 const IDENTITY = { version: '1.2.3', releaseId: 'abc' };
@@ -29,7 +47,62 @@ describe('the heartbeat in shared memory', () => {
   });
 });
 
+describe('the heartbeat read while it is written', () => {
+  it('is never read half-written: a writer stopped mid-write reads as no heartbeat', () => {
+    const writer = heartbeatIn();
+    writer.write(beat());
+    // What the writer's first step leaves, before its second: the sequence made odd.
+    Atomics.add(new Int32Array(writer.buffer, 0, 1), 0, 1);
+    expect(heartbeatIn(writer.buffer).read()).toBeNull();
+  });
+
+  it('reads every status and phase back, and an index it does not know as the safe one', () => {
+    const writer = heartbeatIn();
+    for (const status of ['pass', 'warn', 'fail'] as const) {
+      writer.write(beat({ status }));
+      expect(writer.read()?.status).toBe(status);
+    }
+    for (const phase of ['starting', 'ready', 'draining', 'closed'] as const) {
+      writer.write(beat({ phase }));
+      expect(writer.read()?.phase).toBe(phase);
+    }
+    // Memory written by a newer build with more phases and statuses than this one knows.
+    const values = new Float64Array(writer.buffer, 8, 4);
+    values[2] = 9;
+    values[3] = 9;
+    expect(writer.read()).toMatchObject({ phase: 'starting', status: 'fail' });
+  });
+});
+
 describe('/livez', () => {
+  it('answers in the format of /api/health/live', () => {
+    expect(decideLive(beat({ at: NOW - 10_000 }), NOW, LIMITS, IDENTITY)).toStrictEqual({
+      status: 'pass',
+      version: '1.2.3',
+      releaseId: 'abc',
+      description: 'liveness (management)',
+      checks: {
+        'mainloop:heartbeatAge': [
+          {
+            componentType: 'system',
+            observedValue: 10_000,
+            observedUnit: 'ms',
+            status: 'pass',
+            time: new Date(NOW).toISOString(),
+          },
+        ],
+      },
+    });
+    expect(decideLive(null, NOW, LIMITS, IDENTITY).checks['mainloop:heartbeatAge']).toStrictEqual([
+      {
+        componentType: 'system',
+        output: 'No heartbeat yet',
+        status: 'fail',
+        time: new Date(NOW).toISOString(),
+      },
+    ]);
+  });
+
   it('passes while the main loop beats within the wedge limit, however busy it is', () => {
     expect(decideLive(beat({ at: NOW - 9_999, loopDelayMs: 5000 }), NOW, LIMITS, IDENTITY).status).toBe(
       'pass',
@@ -61,6 +134,46 @@ describe('/readyz', () => {
     ['heartbeat older than the delay fail threshold', beat({ at: NOW - 1001 })],
   ])('fails when %s', (_why, state) => {
     expect(decideReady(state, NOW, LIMITS, IDENTITY).status).toBe('fail');
+  });
+
+  it('answers in the format of /api/health/ready', () => {
+    const time = new Date(NOW).toISOString();
+    expect(decideReady(beat({ loopDelayMs: 200.4 }), NOW, LIMITS, IDENTITY)).toStrictEqual({
+      status: 'warn',
+      version: '1.2.3',
+      releaseId: 'abc',
+      description: 'readiness (management)',
+      checks: {
+        'mainloop:heartbeatAge': [
+          { componentType: 'system', observedValue: 50, observedUnit: 'ms', status: 'pass', time },
+        ],
+        'server:lifecycle': [
+          { componentType: 'system', observedValue: 'ready', observedUnit: 'phase', status: 'pass', time },
+        ],
+        'server:readiness': [
+          { componentType: 'system', observedValue: 'pass', observedUnit: 'status', status: 'pass', time },
+        ],
+        'eventloop:delay': [
+          { componentType: 'system', observedValue: 200, observedUnit: 'ms', status: 'warn', time },
+        ],
+      },
+    });
+  });
+
+  it('before the first heartbeat: starting, not decided, no delay measured', () => {
+    const time = new Date(NOW).toISOString();
+    expect(decideReady(null, NOW, LIMITS, IDENTITY).checks).toStrictEqual({
+      'mainloop:heartbeatAge': [
+        { componentType: 'system', output: 'No heartbeat yet', status: 'fail', time },
+      ],
+      'server:lifecycle': [
+        { componentType: 'system', observedValue: 'starting', observedUnit: 'phase', status: 'fail', time },
+      ],
+      'server:readiness': [{ componentType: 'system', output: 'Not decided yet', status: 'fail', time }],
+      'eventloop:delay': [
+        { componentType: 'system', observedValue: 0, observedUnit: 'ms', status: 'pass', time },
+      ],
+    });
   });
 
   it('warns as readiness does: on a warning, or a delay past the warn threshold', () => {
@@ -157,6 +270,199 @@ describe('/metrics on the management server', () => {
   });
 });
 
+describe('what the management server says', () => {
+  async function serve(scrape: (() => Promise<MetricsText | null>) | null) {
+    const heartbeat = heartbeatIn();
+    heartbeat.write({ at: Date.now(), loopDelayMs: 3, phase: 'ready', status: 'pass' });
+    const server = managementServer(
+      {
+        buffer: heartbeat.buffer,
+        host: '127.0.0.1',
+        port: 0,
+        limits: LIMITS,
+        identity: IDENTITY,
+        metrics: !!scrape,
+      },
+      scrape,
+    );
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+  }
+
+  it('to a path it does not serve: 404, naming the ones it does', async () => {
+    const without = await serve(null);
+    const withMetrics = await serve(() => Promise.resolve(null));
+    try {
+      const plain = await fetch(`${without.base}/health`);
+      expect(plain.status).toBe(404);
+      expect(plain.headers.get('content-type')).toBe('application/health+json; charset=utf-8');
+      expect(plain.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(await plain.json()).toEqual({ status: 'fail', output: 'Not found. Try /livez or /readyz.' });
+      expect(await (await fetch(`${withMetrics.base}/health`)).json()).toEqual({
+        status: 'fail',
+        output: 'Not found. Try /livez, /readyz or /metrics.',
+      });
+    } finally {
+      without.server.close();
+      withMetrics.server.close();
+    }
+  });
+
+  it('to another method: 405, with the ones it takes', async () => {
+    const { server, base } = await serve(null);
+    try {
+      const refused = await fetch(`${base}/readyz`, { method: 'DELETE' });
+      expect(refused.status).toBe(405);
+      expect(refused.headers.get('allow')).toBe('GET, HEAD');
+      expect(refused.headers.get('cache-control')).toBe('no-store');
+      expect(await refused.json()).toEqual({ status: 'fail', output: 'Use GET.' });
+      const head = await fetch(`${base}/readyz`, { method: 'HEAD' });
+      expect(head.status).toBe(200);
+      expect(Number(head.headers.get('content-length'))).toBeGreaterThan(0);
+      expect(await head.text()).toBe('');
+    } finally {
+      server.close();
+    }
+  });
+
+  it('to a scrape: the length and headers of the text, or a 503 that says why', async () => {
+    let metrics: MetricsText | null = { contentType: 'text/plain; version=0.0.4', text: 'up 1\n' };
+    const { server, base } = await serve(() => Promise.resolve(metrics));
+    try {
+      const answer = await fetch(`${base}/metrics`);
+      expect(answer.headers.get('content-length')).toBe('5');
+      expect(answer.headers.get('cache-control')).toBe('no-store');
+      expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
+      await answer.text();
+      metrics = null;
+      const none = await fetch(`${base}/metrics`);
+      expect(none.status).toBe(503);
+      expect(none.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+      expect(none.headers.get('cache-control')).toBe('no-store');
+      expect(await none.text()).toBe(
+        'No metrics right now: the server is starting, or its main thread did not answer within 5 s.\n',
+      );
+    } finally {
+      server.close();
+    }
+  });
+
+  it('to a scrape that fails outright: the connection closes, no answer', async () => {
+    const { server, base } = await serve(() => Promise.reject(new Error('broken')));
+    try {
+      await expect(fetch(`${base}/metrics`)).rejects.toThrow();
+    } finally {
+      server.close();
+    }
+  });
+
+  it('to a scraper that went away before its text came: nothing, and nothing thrown', async () => {
+    let answer!: (metrics: MetricsText) => void;
+    const { server, base } = await serve(() => new Promise((resolve) => (answer = resolve)));
+    try {
+      await new Promise<void>((resolve) => {
+        const req = http.get(`${base}/metrics`, { agent: false });
+        req.on('error', () => resolve());
+        setTimeout(() => req.destroy(), 50);
+      });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      // Written to a closed response, this would throw ERR_STREAM_DESTROYED inside the server.
+      answer({ contentType: 'text/plain', text: 'late' });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect((await fetch(`${base}/livez`)).status).toBe(200);
+    } finally {
+      server.close();
+    }
+  });
+});
+
+describe('the worker’s side of the thread', () => {
+  function started(data: Partial<ManagementWorkerData> = {}) {
+    const { port1, port2 } = new MessageChannel();
+    const heartbeat = heartbeatIn();
+    heartbeat.write({ at: Date.now(), loopDelayMs: 3, phase: 'ready', status: 'pass' });
+    const messages: ManagementMessage[] = [];
+    const next = () =>
+      new Promise<ManagementMessage>((resolve) =>
+        port2.once('message', (message: ManagementMessage) => resolve(message)),
+      );
+    port2.on('message', (message: ManagementMessage) => messages.push(message));
+    const server = serveFromWorker(port1, {
+      buffer: heartbeat.buffer,
+      host: '127.0.0.1',
+      port: 0,
+      limits: LIMITS,
+      identity: IDENTITY,
+      metrics: true,
+      ...data,
+    });
+    const close = () => {
+      server.close();
+      port1.close();
+      port2.close();
+    };
+    return { port2, messages, next, server, close };
+  }
+
+  it('says where it listens, and asks the main thread for each scrape', async () => {
+    const worker = started();
+    try {
+      const listening = await worker.next();
+      expect(listening).toEqual({ kind: 'listening', port: (worker.server.address() as AddressInfo).port });
+      const base = `http://127.0.0.1:${(listening as { port: number }).port}`;
+      const asked = worker.next();
+      const scrape = fetch(`${base}/metrics`);
+      expect(await asked).toEqual({ kind: 'scrape' });
+      worker.port2.postMessage({ kind: 'metrics', contentType: 'text/plain', text: 'up 1\n' });
+      expect(await (await scrape).text()).toBe('up 1\n');
+    } finally {
+      worker.close();
+    }
+  });
+
+  it('answers a scrape 503 when the main thread says it has none', async () => {
+    const worker = started();
+    try {
+      const { port } = (await worker.next()) as { port: number };
+      const asked = worker.next();
+      const scrape = fetch(`http://127.0.0.1:${port}/metrics`);
+      await asked;
+      worker.port2.postMessage({ kind: 'metrics-failed' });
+      expect((await scrape).status).toBe(503);
+    } finally {
+      worker.close();
+    }
+  });
+
+  it('without metrics, serves no /metrics', async () => {
+    const worker = started({ metrics: false });
+    try {
+      const { port } = (await worker.next()) as { port: number };
+      expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(404);
+    } finally {
+      worker.close();
+    }
+  });
+
+  it('says why it cannot listen, with the error’s code', async () => {
+    const taken = http.createServer();
+    taken.listen(0, '127.0.0.1');
+    await once(taken, 'listening');
+    const worker = started({ port: (taken.address() as AddressInfo).port });
+    try {
+      expect(await worker.next()).toEqual({
+        kind: 'failed',
+        message: expect.stringContaining('EADDRINUSE'),
+        code: 'EADDRINUSE',
+      });
+    } finally {
+      worker.close();
+      taken.close();
+    }
+  });
+});
+
 describe('the scraper that asks the main thread', () => {
   it('asks once for scrapes that come while it waits, and reuses a fresh answer', async () => {
     const ask = jest.fn(
@@ -189,6 +495,86 @@ describe('the scraper that asks the main thread', () => {
     expect(
       await scraper(() => Promise.reject(new Error('gone')), { timeoutMs: 1000, reuseMs: 0 })(),
     ).toBeNull();
+  });
+});
+
+describe('the main thread’s side', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  it(`gives up on a worker restarted more than ${MAX_RESTARTS} times in ${RESTART_WINDOW_MS / 1000} s, not on one that restarts less often`, () => {
+    const restarts: number[] = [];
+    const at = 1_000_000;
+    expect([0, 1, 2].map((i) => isCrashLoop(restarts, at + i))).toEqual([false, false, false]);
+    // The first restart is exactly one window old: it still counts.
+    expect(isCrashLoop(restarts, at + RESTART_WINDOW_MS)).toBe(true);
+
+    const spaced: number[] = [];
+    const every = RESTART_WINDOW_MS / 3 + 1;
+    expect([0, 1, 2, 3, 4, 5].map((i) => isCrashLoop(spaced, at + i * every))).toEqual(Array(6).fill(false));
+    expect(spaced).toHaveLength(3);
+  });
+
+  it('decides readiness one at a time, again after one asked for meanwhile, and "fail" when deciding fails', async () => {
+    const decided: string[] = [];
+    const pending: ((status: 'pass' | 'warn') => void)[] = [];
+    let calls = 0;
+    const decide = decider(
+      () => {
+        calls += 1;
+        if (calls === 3) return Promise.reject(new Error('checks broke'));
+        return new Promise((resolve) => pending.push(resolve));
+      },
+      (status) => decided.push(status),
+    );
+    decide();
+    decide();
+    decide();
+    expect(calls).toBe(1);
+    pending.shift()!('pass');
+    await new Promise((resolve) => setImmediate(resolve));
+    // The two asked for while the first ran: one more decision, not two.
+    expect(calls).toBe(2);
+    pending.shift()!('warn');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(calls).toBe(2);
+    decide();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(decided).toEqual(['pass', 'warn', 'fail']);
+    decide();
+    expect(calls).toBe(4);
+  });
+
+  it('answers a scrape with the text, or as failed when there is none, no registry, or it threw (logged)', async () => {
+    const stderr = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    const text = { contentType: 'text/plain', text: 'up 1\n' };
+    expect(await scrapeAnswer(() => Promise.resolve(text))).toEqual({ kind: 'metrics', ...text });
+    expect(await scrapeAnswer(() => Promise.resolve(null))).toEqual({ kind: 'metrics-failed' });
+    expect(await scrapeAnswer(undefined)).toEqual({ kind: 'metrics-failed' });
+    expect(stderr).not.toHaveBeenCalled();
+    expect(await scrapeAnswer(() => Promise.reject(new Error('registry broke')))).toEqual({
+      kind: 'metrics-failed',
+    });
+    const line = JSON.parse(String(stderr.mock.calls[0]?.[0])) as {
+      event: string;
+      error: { message: string };
+    };
+    expect(line).toMatchObject({ event: 'management.metrics_failed', error: { message: 'registry broke' } });
+  });
+
+  it('says a failure to listen as the server says a port in use', () => {
+    const error = listenFailure(
+      { message: 'listen EADDRINUSE: address already in use', code: 'EADDRINUSE' },
+      9464,
+    );
+    expect(error.message).toBe(
+      'the management listener could not listen: listen EADDRINUSE: address already in use',
+    );
+    expect(error).toMatchObject({
+      code: 'EADDRINUSE',
+      syscall: 'listen',
+      port: 9464,
+      setting: 'MANAGEMENT_PORT',
+    });
   });
 });
 
