@@ -26,7 +26,7 @@ export function cannotStartReason(error: unknown): string | null {
   try {
     // A refused setting: the readers' one line naming every bad variable.
     if (error instanceof CannotStart || error instanceof ConfigurationError) return error.message;
-    if (typeof error !== 'object' || error === null) return null;
+    // (null and undefined throw here: the catch below answers null for them.)
     const { code, syscall, port, setting } = error as ListenFailure;
     if (syscall !== 'listen' || typeof port !== 'number') return null;
     const name = typeof setting === 'string' ? setting : 'PORT';

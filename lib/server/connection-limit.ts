@@ -68,8 +68,9 @@ export function limitConnections(
     const socket = req.socket;
     idle.delete(socket);
     res.once('finish', () => {
-      // Idle again, and now the most recently so, unless it is closing.
-      if (live.has(socket) && !socket.destroyed && res.shouldKeepAlive) idle.add(socket);
+      // Idle again, and now the most recently so, unless it is closing. (A socket leaves `live` only
+      // once destroyed, so a destroyed one is the only one to keep out.)
+      if (!socket.destroyed && res.shouldKeepAlive) idle.add(socket);
     });
   };
 

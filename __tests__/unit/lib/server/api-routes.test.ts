@@ -15,6 +15,10 @@ beforeAll(() => {
       staticRoutes: [
         { page: '/404', regex: '^/404(?:/)?$' },
         { page: '/api/health', regex: '^/api/health(?:/)?$' },
+        // pages/api/index.ts
+        { page: '/api', regex: '^/api(?:/)?$' },
+        // A page whose name only starts like the folder.
+        { page: '/apiary', regex: '^/apiary(?:/)?$' },
         { page: '/about', regex: '^/about(?:/)?$' },
       ],
       dynamicRoutes: [
@@ -31,6 +35,8 @@ describe('readApiRoutes', () => {
   it('matches the build’s API routes, static and dynamic, and nothing else', () => {
     const isApiRoute = readApiRoutes(root, '.build')!;
     expect(isApiRoute('/api/health')).toBe(true);
+    expect(isApiRoute('/api')).toBe(true);
+    expect(isApiRoute('/apiary')).toBe(false);
     expect(isApiRoute('/api/health/')).toBe(true);
     expect(isApiRoute('/api/orders/42')).toBe(true);
     expect(isApiRoute('/api/%68ealth')).toBe(true);

@@ -52,6 +52,23 @@ describe('cannotStartReason', () => {
     );
   });
 
+  it('names PORT when the failure does not say which setting chose the port', () => {
+    expect(cannotStartReason(listenFailure('EADDRINUSE', 3000))).toBe(
+      'Port 3000 is already in use (PORT): stop what listens there, or start with PORT set to a free port.',
+    );
+  });
+
+  it('says nothing of a listen failure that names no port, nor of what is not an error', () => {
+    expect(
+      cannotStartReason(Object.assign(new Error('x'), { code: 'EADDRINUSE', syscall: 'listen' })),
+    ).toBeNull();
+    for (const thrown of [null, undefined, 'EADDRINUSE', 42]) expect(cannotStartReason(thrown)).toBeNull();
+  });
+
+  it('a CannotStart says what it is', () => {
+    expect(String(new CannotStart('No build.'))).toBe('CannotStart: No build.');
+  });
+
   it('leaves every other failure to the log with its stack', () => {
     expect(cannotStartReason(new Error('boom'))).toBeNull();
     expect(

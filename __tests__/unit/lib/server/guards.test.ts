@@ -101,6 +101,14 @@ describe('clientErrorAnswer', () => {
     expect(clientErrorAnswer(code)?.status).toBe(status);
   });
 
+  it('says "Bad request." for a 400, and the status for the others', () => {
+    expect(clientErrorAnswer('HPE_INVALID_METHOD')).toEqual({ status: 400, message: 'Bad request.' });
+    expect(clientErrorAnswer('HPE_HEADER_OVERFLOW')).toEqual({
+      status: 431,
+      message: '431: request refused.',
+    });
+  });
+
   it.each(['ECONNRESET', 'EPIPE'])('writes nothing when the client is gone (%s)', (code) => {
     expect(clientErrorAnswer(code)).toBeNull();
   });
@@ -115,6 +123,12 @@ describe('guardConnections on a real server', () => {
     let started!: () => void;
     heldStarted = new Promise((resolve) => (started = resolve));
     server = createServer((req, res) => {
+      if (req.url === '/late') {
+        // Headers not sent yet when the pipelined request after it fails to parse.
+        started();
+        releaseHeld = () => res.end('late');
+        return;
+      }
       if (req.url !== '/held') return void res.end('quick');
       // A response that is in flight until the test lets it finish.
       started();
@@ -169,6 +183,39 @@ describe('guardConnections on a real server', () => {
     // The whole chunked body, then the end of it, and nothing after.
     expect(got).toMatch(/first part, \r\n[0-9a-f]+\r\nsecond part\r\n0\r\n\r\n$/);
     expect(got).not.toContain('HTTP/1.1 4');
+  });
+  it('closes the connection after a response whose headers were not sent yet, saying so in them', async () => {
+    const socket = openSocket();
+    const text = received(socket);
+    socket.write('GET /late HTTP/1.1\r\nHost: x\r\n\r\n');
+    await heldStarted;
+    const parseError = once(server, 'clientError');
+    socket.write('BREW / HTTP/1.1\r\nHost: x\r\n\r\n');
+    await parseError;
+    releaseHeld();
+    const got = await text;
+    expect(got).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(got).toMatch(/\r\nConnection: close\r\n/i);
+    expect(got).not.toContain('HTTP/1.1 4');
+  });
+
+  it('refuses CONNECT with 405, naming the methods it takes', async () => {
+    const socket = openSocket();
+    const text = received(socket);
+    socket.write('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+    const got = await text;
+    expect(got).toMatch(/^HTTP\/1\.1 405 Method Not Allowed\r\n/);
+    expect(got).toContain(`\r\nAllow: ${ALLOW}\r\n`);
+    expect(got).toMatch(/\r\n\r\nCONNECT is not supported\.\n?$/);
+  });
+
+  it('refuses a protocol upgrade with 400, saying so', async () => {
+    const socket = openSocket();
+    const text = received(socket);
+    socket.write('GET /ws HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n');
+    const got = await text;
+    expect(got).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(got).toMatch(/\r\n\r\nBad request: this server does not accept protocol upgrades\.\n?$/);
   });
 });
 

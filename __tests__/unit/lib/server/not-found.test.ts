@@ -1,7 +1,16 @@
 import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
-import { notFoundStage, unknownPathTest, type NotFoundStage } from '../../../../lib/server/not-found';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import {
+  notFoundStage,
+  readNotFoundStage,
+  unknownPathTest,
+  type NotFoundStage,
+} from '../../../../lib/server/not-found';
+import { notFoundFile } from '../../../../lib/error-pages/paths';
 import { rawRequest } from '../../../support/http';
 
 /** A manifest as `next build` writes one: a page, a dynamic page, an API route, Next's own redirect. */
@@ -69,6 +78,25 @@ describe('unknownPathTest: the paths Next would answer with its 404', () => {
     ).toBeNull();
     expect(unknownPathTest({ ...MANIFEST, i18n: { locales: ['en'] } }, false, new Set())).toBeNull();
     expect(unknownPathTest({ ...MANIFEST, basePath: '/shop' }, false, new Set())).toBeNull();
+  });
+
+  it('finds an escaped path unknown when neither it nor its decoded form is known', () => {
+    expect(isUnknown('/nothing%20here')).toBe(true);
+    expect(isUnknown('/caf%C3%A9')).toBe(true);
+  });
+
+  it('leaves to Next a public file whose name holds an escape, asked as it is named', () => {
+    const withEscapedName = unknownPathTest(MANIFEST, false, new Set(['/100%25.txt']))!;
+    expect(withEscapedName('/100%25.txt')).toBe(false);
+  });
+
+  it('reads rewrites given as one list (next.config returning an array)', () => {
+    const listed = unknownPathTest(
+      { ...MANIFEST, rewrites: [{ regex: '^/listed(?:/)?$' }] },
+      false,
+      new Set(),
+    )!;
+    expect([listed('/listed'), listed('/other')]).toEqual([false, true]);
   });
 
   it('matches case where the build says routes are case-sensitive', () => {
@@ -173,5 +201,39 @@ describe('notFoundStage: "Page not found" from memory', () => {
 
   it('is none without documents', () => {
     expect(notFoundStage({ documents: new Map(), isUnknown: () => true, compress: true })).toBeNull();
+  });
+});
+
+describe('readNotFoundStage: from a build folder', () => {
+  let root: string;
+  beforeEach(() => {
+    root = mkdtempSync(path.join(tmpdir(), 'not-found-'));
+    mkdirSync(path.join(root, '.next', 'server'), { recursive: true });
+    writeFileSync(path.join(root, '.next', 'routes-manifest.json'), JSON.stringify(MANIFEST));
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  const read = () =>
+    readNotFoundStage({ root, distDir: '.next', languages: ['en'], publicFiles: new Set(), compress: false });
+  const middleware = (manifest: object) =>
+    writeFileSync(path.join(root, '.next', 'server', 'middleware-manifest.json'), JSON.stringify(manifest));
+
+  it('is a stage without middleware, and none with it (in either field Next writes)', () => {
+    const document = path.join(root, '.next', notFoundFile('en'));
+    mkdirSync(path.dirname(document), { recursive: true });
+    writeFileSync(document, '<html>Page not found</html>');
+    middleware({ sortedMiddleware: [], middleware: {} });
+    expect(read()).not.toBeNull();
+    middleware({ sortedMiddleware: ['/'], middleware: {} });
+    expect(read()).toBeNull();
+    middleware({ sortedMiddleware: [], middleware: { '/': {} } });
+    expect(read()).toBeNull();
+    middleware({});
+    expect(read()).not.toBeNull();
+  });
+
+  it('is none without the documents (a build made before them)', () => {
+    middleware({});
+    expect(read()).toBeNull();
   });
 });

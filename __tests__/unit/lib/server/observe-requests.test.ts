@@ -6,6 +6,7 @@ import { setLogLevel } from '../../../../lib/log/logger';
 import { noteReference } from '../../../../lib/reporting/node/request-reference';
 import {
   createRequestObserver,
+  cutUrl,
   loggedPath,
   MAX_LOGGED_PATH,
   NO_ANSWER,
@@ -209,5 +210,78 @@ describe('the logged path', () => {
     expect(kept.size).toBeLessThanOrEqual(512);
     loggedPath(`/${'a'.repeat(MAX_LOGGED_PATH + 1)}`, kept);
     expect([...kept.keys()].every((key) => key.length <= MAX_LOGGED_PATH)).toBe(true);
+  });
+});
+
+describe('cutUrl at its edges', () => {
+  const MAX = MAX_LOGGED_PATH;
+  /** A path of `count` segments of 9 characters each ("/aaaaaaaa"). */
+  const segments = (count: number) => '/aaaaaaaa'.repeat(count);
+
+  it(`leaves a URL of ${MAX} characters whole`, () => {
+    const url = `/a?q=${'x'.repeat(MAX - 5)}`;
+    expect(url).toHaveLength(MAX);
+    expect(cutUrl(url)).toBe(url);
+  });
+
+  it('cuts a long path with no query between segments, keeping a segment that ends at the limit', () => {
+    // 227 segments end at 2,043; one more (2,052) is over.
+    const path = segments(230);
+    expect(cutUrl(path)).toBe(`${segments(227)}/…`);
+    // A path whose segments end exactly at the limit keeps the last one.
+    const exact = `${segments(227)}/${'b'.repeat(MAX - 227 * 9 - 1)}`;
+    expect(cutUrl(`${exact}/more`)).toBe(`${exact}/…`);
+  });
+
+  it('cuts a long query between parameters, in what the path leaves of the limit', () => {
+    const path = `/p${'x'.repeat(98)}`;
+    // 1,947 characters left after the path and '?': 177 parameters of 10 take 1,946 with the '&'
+    // between them; one more would take 1,957.
+    const params = Array.from({ length: 300 }, (_, i) => `k=${String(i).padStart(8, '0')}`);
+    const cut = cutUrl(`${path}?${params.join('&')}`);
+    expect(cut).toBe(`${path}?${params.slice(0, 177).join('&')}&…`);
+    expect(cut.length).toBeLessThanOrEqual(MAX + 2);
+  });
+
+  it('keeps a whole query that fits after a path just under the limit', () => {
+    const path = `/${'p'.repeat(MAX - 10)}`;
+    expect(cutUrl(`${path}?a=1&b=22`)).toBe(`${path}?a=1&b=22`);
+    expect(cutUrl(`${path}?a=1&b=222`)).toBe(`${path}?a=1&…`);
+  });
+
+  it('keeps no query after a path at the limit', () => {
+    const path = `/${'p'.repeat(MAX - 1)}`;
+    expect(cutUrl(`${path}?a=1`)).toBe(`${path}?…`);
+  });
+});
+
+describe('what is kept of scrubbed paths', () => {
+  it('starts again once 512 are kept, and keeps a path of the largest logged length', () => {
+    const kept = new Map<string, string>();
+    for (let i = 0; i < 512; i += 1) loggedPath(`/random-${i}`, kept);
+    expect(kept.size).toBe(512);
+    loggedPath('/one-more', kept);
+    expect([...kept.keys()]).toEqual(['/one-more']);
+    const longest = `/${'a'.repeat(MAX_LOGGED_PATH - 1)}`;
+    loggedPath(longest, kept);
+    expect(kept.has(longest)).toBe(true);
+  });
+});
+
+describe('the time a request took', () => {
+  it('is measured from its start to its close: seconds in the histogram, ms to a tenth in the log', async () => {
+    const clock = jest.spyOn(performance, 'now');
+    clock.mockReturnValue(10_000);
+    answer = (_req, res) => {
+      clock.mockReturnValue(10_234.56);
+      res.end('ok');
+    };
+    await (await fetch(`${base}/robots.txt?v=2`)).text();
+    await until(() => requestLines().length === 1, 2000);
+    clock.mockRestore();
+    const [line] = requestLines();
+    expect(line).toMatchObject({ durationMs: 234.6, route: '/robots.txt', path: '/robots.txt?v=2' });
+    const sum = (await duration.get()).values.find((value) => value.metricName?.endsWith('_sum'));
+    expect(sum?.value).toBeCloseTo(0.23456, 6);
   });
 });

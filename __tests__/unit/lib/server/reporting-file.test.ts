@@ -40,6 +40,7 @@ describe('a request for another build’s reporting file', () => {
       '/_next/static/chunks/reporting-new_Build-1.js',
     );
     expect(redirect('/_next/static/chunks/reporting-tracing-new_Build-1.js')).toBeNull();
+    expect(redirect('/_next/static/chunks/reporting-new_Build-1.js')).toBeNull();
   });
 
   it('sends a sampled page to the plain file when this build traces nothing', () => {

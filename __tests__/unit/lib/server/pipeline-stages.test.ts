@@ -1,0 +1,156 @@
+// The pipeline's optional stages, each given alone with a stand-in for Next: the fleet, "Page not
+// found", the lost-file beacon, and what happens when Next fails after it started its answer.
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Fleet } from '../../../../lib/fleet/stage';
+import { installServerReporter, serverReporterSlot } from '../../../../lib/reporting/server-hook';
+import { createRequestObserver } from '../../../../lib/server/observe-requests';
+import { createPipeline, type PipelineOptions, type Pipeline } from '../../../../lib/server/pipeline';
+import { sendRaw } from '../../../support/raw-http';
+
+const SETTINGS = {
+  keepAliveTimeoutMs: 5000,
+  headersTimeoutMs: 5000,
+  requestTimeoutMs: 5000,
+  connectionsCheckIntervalMs: 1000,
+  maxConnections: 100,
+};
+
+const pipelines: Pipeline[] = [];
+let nextSaw: string[];
+let stderr: jest.SpyInstance;
+
+beforeEach(() => {
+  nextSaw = [];
+  stderr = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
+  jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
+});
+afterEach(async () => {
+  for (const pipeline of pipelines.splice(0)) {
+    pipeline.server.closeAllConnections();
+    if (pipeline.server.listening) await new Promise((resolve) => pipeline.server.close(resolve));
+  }
+  serverReporterSlot.clear();
+  jest.restoreAllMocks();
+});
+
+async function start(options: Partial<PipelineOptions> = {}) {
+  const pipeline = createPipeline({
+    settings: SETTINGS,
+    dev: false,
+    next: {
+      handle: (req: IncomingMessage, res: ServerResponse) => {
+        nextSaw.push(req.url ?? '');
+        res.end('from next');
+        return Promise.resolve();
+      },
+      renderError: (_req, res) => {
+        res.end('screen');
+        return Promise.resolve();
+      },
+    },
+    tunnel: null,
+    isApiRoute: () => false,
+    observer: createRequestObserver({ duration: () => null, publicFiles: new Set(), quietRoutes: new Set() }),
+    ...options,
+  });
+  pipelines.push(pipeline);
+  await new Promise<void>((resolve) => pipeline.server.listen(0, '127.0.0.1', resolve));
+  const port = (pipeline.server.address() as AddressInfo).port;
+  return {
+    pipeline,
+    port,
+    get: (target: string) => sendRaw(port, `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`),
+  };
+}
+
+const logged = () =>
+  stderr.mock.calls.map(([line]) => JSON.parse(String(line)) as { event: string; [key: string]: unknown });
+
+it('hands a request the fleet takes to the fleet, and the rest to Next', async () => {
+  const fleet = {
+    take: (_req: IncomingMessage, res: ServerResponse, path: string) => {
+      if (path !== '/_next/static/chunks/old.js') return false;
+      res.end('from a peer');
+      return true;
+    },
+  } as unknown as Fleet;
+  const { get } = await start({ fleet });
+  expect((await get('/_next/static/chunks/old.js')).body).toBe('from a peer');
+  expect((await get('/orders')).body).toBe('from next');
+  expect(nextSaw).toEqual(['/orders']);
+});
+
+it('hands a path no page answers to "Page not found" when given, before Next', async () => {
+  const { get } = await start({
+    notFound: (_req, res, path) => {
+      if (path !== '/nowhere') return false;
+      res.writeHead(404, { 'Content-Length': 14 }).end('not found here');
+      return true;
+    },
+  });
+  const missing = await get('/nowhere');
+  expect([missing.status, missing.body]).toEqual([404, 'not found here']);
+  await get('/orders');
+  expect(nextSaw).toEqual(['/orders']);
+});
+
+it('answers the lost-file beacon itself', async () => {
+  const { port } = await start();
+  const beacon = await sendRaw(
+    port,
+    'POST /_next/app-shell/lost-file HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n',
+  );
+  expect(beacon.status).toBe(204);
+  expect(nextSaw).toEqual([]);
+});
+
+it('answers an API path no route serves with problem details that say so', async () => {
+  const { get } = await start({ isApiRoute: () => false });
+  const answer = await get('/api/nope');
+  expect(answer.status).toBe(404);
+  expect(JSON.parse(answer.body)).toMatchObject({ status: 404, detail: 'No API route answers this path.' });
+});
+
+it('cuts an answer Next failed after starting it, reported as the server’s route', async () => {
+  const reporter = jest.fn(() => 'ref-1');
+  installServerReporter(reporter);
+  const { port } = await start({
+    next: {
+      handle: (_req, res) => {
+        res.writeHead(200, { 'Content-Type': 'text/plain' });
+        res.write('half of it');
+        return Promise.reject(new Error('broke midway'));
+      },
+      renderError: () => Promise.resolve(),
+    },
+  });
+  const ended = await new Promise<{ complete: boolean; status: number }>((resolve) => {
+    http.get({ port, host: '127.0.0.1', path: '/orders', agent: false }, (res) => {
+      res.resume();
+      res.on('close', () => resolve({ complete: res.complete, status: res.statusCode ?? 0 }));
+    });
+  });
+  expect(ended).toEqual({ complete: false, status: 200 });
+  expect(reporter).toHaveBeenCalledWith(
+    expect.any(Error),
+    expect.objectContaining({ route: '(server)', method: 'GET', status: 500 }),
+  );
+});
+
+it('logs an error event of a listening server, and not the failure to listen the start says itself', async () => {
+  const { pipeline } = await start();
+  pipeline.server.emit('error', new Error('after listening'));
+  const idle = createPipeline({
+    settings: SETTINGS,
+    dev: false,
+    next: { handle: () => Promise.resolve(), renderError: () => Promise.resolve() },
+    tunnel: null,
+    isApiRoute: null,
+    observer: createRequestObserver({ duration: () => null, publicFiles: new Set(), quietRoutes: new Set() }),
+  });
+  idle.server.emit('error', Object.assign(new Error('listen EADDRINUSE'), { code: 'EADDRINUSE' }));
+  expect(logged().filter((line) => line.event === 'server.error_event')).toEqual([
+    expect.objectContaining({ error: expect.objectContaining({ message: 'after listening' }) }),
+  ]);
+});
