@@ -76,7 +76,9 @@ export function scrubSamplingContext(dsc: Record<string, unknown>): Record<strin
   const scrubbed: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(dsc)) {
     scrubbed[scrubText(key)] =
-      typeof value === 'string' && DSC_VALUES.test(value) ? value : scrubDeep(value, false, new WeakSet(), 1);
+      // Anything else came from outside the SDK (a baggage header): scrubbed as user data, so a
+      // secret-named field loses its value too.
+      typeof value === 'string' && DSC_VALUES.test(value) ? value : scrubDeep(value, true, new WeakSet(), 1);
   }
   return scrubbed;
 }

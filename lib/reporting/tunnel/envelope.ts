@@ -135,7 +135,8 @@ export function checkEnvelope(body: Uint8Array, dsn: string): EnvelopeCheck {
     // 4. Written anew: each key once, as read; the payload on one line (JSON.stringify writes no
     // raw newline), so it needs no length.
     const headers: Record<string, unknown> = {};
-    for (const field of HEADER_FIELDS) if (header[field] !== undefined) headers[field] = header[field];
+    // (A field the header lacks is undefined here, and JSON writes no undefined.)
+    for (const field of HEADER_FIELDS) headers[field] = header[field];
     if (typeof header.trace === 'object' && header.trace !== null)
       headers.trace = scrubSamplingContext(header.trace as Record<string, unknown>);
     // (Typed loosely: the item types forwarded share this one shape, a header and an object.)

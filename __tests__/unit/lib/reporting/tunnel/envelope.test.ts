@@ -110,6 +110,52 @@ describe('checkEnvelope', () => {
     expect(check(`${HEADER}\n${itemHeader}\n{"items":[]}`)).toEqual({ ok: false, refusal: 'not-one-item' });
   });
 
+  it('takes a span container of up to 100 spans, and refuses 101', () => {
+    const spans = (count: number) =>
+      `${HEADER}\n{"type":"span","item_count":${count},"content_type":"application/vnd.sentry.items.span.v2+json"}\n{"items":[]}`;
+    expect(check(spans(100)).ok).toBe(true);
+    expect(check(spans(101))).toEqual({ ok: false, refusal: 'not-one-item' });
+  });
+
+  it('refuses a span container whose payload holds no list of spans', () => {
+    const itemHeader =
+      '{"type":"span","item_count":1,"content_type":"application/vnd.sentry.items.span.v2+json"}';
+    expect(check(`${HEADER}\n${itemHeader}\n{"spans":[]}`)).toEqual({ ok: false, refusal: 'not-one-item' });
+  });
+
+  it('takes an item header of exactly a kilobyte, and refuses one byte more', () => {
+    const header = (bytes: number) => {
+      const start = '{"type":"event","padding":"';
+      return `${start}${'x'.repeat(bytes - start.length - 2)}"}`;
+    };
+    expect(header(1024)).toHaveLength(1024);
+    expect(check(`${HEADER}\n${header(1024)}\n${EVENT}`).ok).toBe(true);
+    expect(check(`${HEADER}\n${header(1025)}\n${EVENT}`)).toEqual({ ok: false, refusal: 'not-one-item' });
+  });
+
+  it('refuses one stray byte after a payload of declared length, other than a newline', () => {
+    const length = Buffer.byteLength(EVENT);
+    expect(check(`${HEADER}\n{"type":"event","length":${length}}\n${EVENT}\n`).ok).toBe(true);
+    expect(check(`${HEADER}\n{"type":"event","length":${length}}\n${EVENT}x`)).toEqual({
+      ok: false,
+      refusal: 'not-one-item',
+    });
+  });
+
+  it('passes a header whose trace is null, as it is: there is nothing in it to scrub', () => {
+    const withNullTrace = HEADER.replace('{', '{"trace":null,');
+    const lines = forwardedLines(`${withNullTrace}\n{"type":"event"}\n${EVENT}`);
+    expect(lines[0]).toHaveProperty('trace', null);
+  });
+
+  it.each([
+    ['a header of JSON null', `null\n{"type":"event"}\n${EVENT}`, 'not-an-envelope'],
+    ['an item header of JSON null', `${HEADER}\nnull\n${EVENT}`, 'not-one-item'],
+    ['a payload of JSON null', `${HEADER}\n{"type":"event"}\nnull`, 'not-one-item'],
+  ])('refuses %s', (_name, envelope, refusal) => {
+    expect(check(envelope)).toEqual({ ok: false, refusal });
+  });
+
   it('reads a payload by its declared length, and one with newlines of its own', () => {
     const pretty = JSON.stringify(JSON.parse(EVENT), null, 2);
     const lines = forwardedLines(

@@ -83,4 +83,27 @@ describe('the tunnel with the report queue', () => {
     expect(await full.text()).toMatch(/try again later/i);
     expect(queue.stats().envelopes).toEqual({ server: 0, browser: 2 });
   });
+
+  it('says in words that a waiting envelope was accepted', async () => {
+    answer = () => ({ status: 500, rateLimits: null, retryAfter: null, body: '' });
+    expect(await (await post(envelope(1))).text()).toBe(
+      'Accepted; it will reach the reporting service when that is back.',
+    );
+  });
+
+  it('passes back at most 512 characters of what the ingest said', async () => {
+    answer = () => ({ status: 400, rateLimits: null, retryAfter: null, body: 'y'.repeat(2000) });
+    expect(await (await post(envelope(1))).text()).toBe('y'.repeat(512));
+  });
+
+  it('answers 500, logs and counts it, when something inside fails', async () => {
+    const stderr = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    queue.submit = () => Promise.reject(new Error('queue broke'));
+    const res = await post(envelope(1));
+    expect([res.status, await res.text()]).toEqual([500, 'Tunnel error.']);
+    const line = stderr.mock.calls
+      .map(([chunk]) => JSON.parse(String(chunk)) as { event: string; error?: { message: string } })
+      .find(({ event }) => event === 'reporting.tunnel_failed');
+    expect(line?.error?.message).toBe('queue broke');
+  });
 });

@@ -1,6 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { recorderWith } from '../../../../support/recorder';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { request } from 'node:http';
 import { recorderSlot } from '../../../../../lib/metrics/record';
 import { createTunnel, TUNNEL_DEFAULTS } from '../../../../../lib/reporting/tunnel';
@@ -550,5 +550,64 @@ describe('what the tunnel counts', () => {
       'forwarded 429',
       'upstream_failed timeout',
     ]);
+  });
+
+  it('counts a browser that left before the ingest answered, and stops asking the ingest', async () => {
+    let ingestGone!: () => void;
+    const aborted = new Promise<void>((resolve) => (ingestGone = resolve));
+    ingestAnswer = (res) => res.on('close', ingestGone);
+    const body = envelope(tunnelDsn);
+    await new Promise<void>((resolve) => {
+      const req = request(`${base}${PATH}`, {
+        method: 'POST',
+        headers: { 'Content-Length': Buffer.byteLength(body) },
+      });
+      req.on('error', () => resolve());
+      req.end(body);
+      // Gone once the tunnel is asking the ingest.
+      void until(() => forwarded.length === 1, 2000).then(() => req.destroy());
+    });
+    await aborted;
+    await until(() => counted.length === 1, 2000);
+    expect(counted).toEqual(['abandoned browser_gone']);
+  });
+
+  it('logs why a forward failed, in one word', async () => {
+    const stderr = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    ingestAnswer = () => {};
+    await post(envelope(tunnelDsn));
+    const line = stderr.mock.calls
+      .map(([chunk]) => JSON.parse(String(chunk)) as { event: string; reason?: string })
+      .find(({ event }) => event === 'reporting.tunnel_forward_failed');
+    expect(line?.reason).toBe('timeout');
+  });
+});
+
+describe('what the tunnel does with a body it will not read', () => {
+  /** Writes `requests` on one connection; the answers' status lines, and whether it was closed. */
+  function onOneConnection(requests: string): Promise<{ statuses: string[]; closed: boolean }> {
+    return new Promise((resolve) => {
+      const socket = connect((app.address() as AddressInfo).port, '127.0.0.1');
+      let text = '';
+      const statuses = () => text.match(/HTTP\/1\.1 \d{3}/g) ?? [];
+      socket.on('data', (chunk: Buffer) => {
+        text += chunk.toString('latin1');
+        if (statuses().length === 2) {
+          socket.destroy();
+          resolve({ statuses: statuses(), closed: false });
+        }
+      });
+      socket.on('close', () => resolve({ statuses: statuses(), closed: true }));
+      socket.write(requests);
+    });
+  }
+  const big = 'x'.repeat(5000);
+
+  it('closes the connection after a too-large chunked body, which nothing bounds', async () => {
+    const answered = await onOneConnection(
+      `POST ${PATH} HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n${big.length.toString(16)}\r\n${big}\r\n0\r\n\r\n` +
+        `GET ${PATH} HTTP/1.1\r\nHost: x\r\n\r\n`,
+    );
+    expect(answered).toEqual({ statuses: ['HTTP/1.1 413'], closed: true });
   });
 });

@@ -1,0 +1,97 @@
+// The way envelopes reach the ingest, against an ingest on loopback: what it sends, what it keeps of
+// the answer, and what it does with its connections.
+import http, { type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  createForwarder,
+  createIngestForwarder,
+  failureReason,
+} from '../../../../../lib/reporting/tunnel/forward';
+
+const servers: Server[] = [];
+afterEach(async () => {
+  await Promise.all(
+    servers.splice(0).map((server) => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(resolve));
+    }),
+  );
+});
+
+async function ingest(answer: (res: http.ServerResponse) => void) {
+  const closed: Promise<void>[] = [];
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => answer(res));
+  });
+  server.on('connection', (socket) =>
+    closed.push(new Promise((resolve) => socket.on('close', () => resolve()))),
+  );
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api/1/envelope/`),
+    closed,
+  };
+}
+
+describe('what it keeps of the ingest’s answer', () => {
+  it('the first 16 KiB of its body, whatever it sends after', async () => {
+    const { url } = await ingest((res) => {
+      res.writeHead(200);
+      // In pieces, so the bound is met between two of them.
+      for (let i = 0; i < 40; i += 1) res.write('x'.repeat(1024));
+      res.end();
+    });
+    const forwarder = createIngestForwarder(url, 1);
+    try {
+      const answer = await forwarder.send('{}', {}, { timeoutMs: 5000 });
+      expect(answer.body.length).toBeGreaterThan(0);
+      expect(answer.body.length).toBeLessThanOrEqual(16 * 1024);
+    } finally {
+      forwarder.close();
+    }
+  });
+});
+
+describe('its connections', () => {
+  it('are kept alive between sends, and closed by close()', async () => {
+    const { url, closed } = await ingest((res) => res.end('{}'));
+    const forwarder = createIngestForwarder(url, 1);
+    await forwarder.send('{}', {}, { timeoutMs: 5000 });
+    await forwarder.send('{}', {}, { timeoutMs: 5000 });
+    expect(closed).toHaveLength(1);
+    forwarder.close();
+    await closed[0];
+  });
+
+  it('go over TLS to an https ingest', async () => {
+    // Nothing listens on port 1: a TLS client fails to connect; a plain one would refuse the URL.
+    const forwarder = createIngestForwarder(new URL('https://127.0.0.1:1/api/1/envelope/'), 1);
+    try {
+      await expect(forwarder.send('{}', {}, { timeoutMs: 5000 })).rejects.toMatchObject({
+        code: 'ECONNREFUSED',
+      });
+    } finally {
+      forwarder.close();
+    }
+  });
+});
+
+describe('its failures', () => {
+  it('a DSN it cannot read, at once', () => {
+    expect(() => createForwarder('not a dsn', 1)).toThrow('The tunnel needs a valid DSN');
+  });
+
+  it('a send that ran out of time is a timeout', async () => {
+    const { url } = await ingest(() => {});
+    const forwarder = createIngestForwarder(url, 1);
+    try {
+      const failure = await forwarder.send('{}', {}, { timeoutMs: 50 }).catch((error: unknown) => error);
+      expect(failure).toMatchObject({ name: 'TimeoutError', message: 'The ingest did not answer in time' });
+      expect(failureReason(failure)).toBe('timeout');
+    } finally {
+      forwarder.close();
+    }
+  });
+});
