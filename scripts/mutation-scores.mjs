@@ -23,8 +23,22 @@ export const REPORT = 'reports/mutation/mutation.json';
 export const KEPT = 'scripts/mutation-survivors.json';
 const STATIC_REASON = /^Static mutant/;
 
-/** The folders the configuration mutates: `lib/fleet/**\/*.ts` → `lib/fleet`. */
-export const folders = (config.mutate ?? []).map((glob) => String(glob).split('/**')[0]);
+/** The folders the configuration mutates: `lib/fleet/**\/*.ts` → `lib/fleet` (a `!` pattern leaves a file out). */
+export const folders = (config.mutate ?? [])
+  .map(String)
+  .filter((glob) => !glob.startsWith('!'))
+  .map((glob) => glob.split('/**')[0]);
+
+/**
+ * Files the configuration leaves out (`!lib/server/start.ts`). Stryker's incremental record keeps
+ * the results of a file it mutated before, so they are left out here as well.
+ */
+const leftOut = new Set(
+  (config.mutate ?? [])
+    .map(String)
+    .filter((glob) => glob.startsWith('!'))
+    .map((glob) => glob.slice(1)),
+);
 
 /** @param {string} name */
 const relativeName = (name) =>
@@ -38,7 +52,9 @@ const relativeName = (name) =>
 export function scoresOf(report, names = folders) {
   return names.map((folder) => {
     const files = Object.fromEntries(
-      Object.entries(report.files).filter(([name]) => relativeName(name).startsWith(`${folder}/`)),
+      Object.entries(report.files).filter(
+        ([name]) => relativeName(name).startsWith(`${folder}/`) && !leftOut.has(relativeName(name)),
+      ),
     );
     const { metrics } = calculateMetrics(files);
     const ignored = Object.values(files).flatMap((file) =>

@@ -71,6 +71,16 @@ const rowOf = (out: string, folder: string) => out.split('\n').find((line) => li
 describe('mutation-scores', () => {
   const keptAt = (n: number) => Object.fromEntries(FOLDERS.map((folder) => [folder, n]));
 
+  it('scores the folders the configuration mutates, and takes a file it leaves out (!) for no folder', () => {
+    const { out } = run(everyFolderAt({ Killed: 90, Survived: 10 }), [], keptAt(10));
+    const scored = out
+      .split('\n')
+      .slice(1)
+      .map((line) => line.split(' ')[0])
+      .filter((name) => name?.startsWith('lib/') || name?.startsWith('!'));
+    expect(scored).toEqual(FOLDERS);
+  });
+
   it('passes when every folder is at the bar, counting a timeout as killed', () => {
     const { status, out } = run(everyFolderAt({ Killed: 80, Timeout: 5, Survived: 15 }), [], keptAt(15));
     expect(status).toBe(0);

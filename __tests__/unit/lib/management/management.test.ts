@@ -1,6 +1,9 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { until } from '../../../support/until';
 import { decideLive, decideReady } from '../../../../lib/management/decide';
 import { heartbeatIn } from '../../../../lib/management/heartbeat';
 import {
@@ -593,9 +596,10 @@ describe('the worker that serves them', () => {
   });
 
   let stderr: jest.SpyInstance;
+  let stdout: jest.SpyInstance;
   beforeEach(() => {
     stderr = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
-    jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    stdout = jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
   });
   afterEach(() => jest.restoreAllMocks());
 
@@ -614,6 +618,89 @@ describe('the worker that serves them', () => {
     const events = stderr.mock.calls.map(([line]) => (JSON.parse(String(line)) as { event: string }).event);
     expect(events.filter((event) => event === 'management.worker_restarted')).toHaveLength(3);
     expect(events).toContain('management.worker_given_up');
+    const givenUpLine = stderr.mock.calls
+      .map(([line]) => JSON.parse(String(line)) as { event: string; code?: number; restarts?: number })
+      .find(({ event }) => event === 'management.worker_given_up');
+    expect(givenUpLine).toMatchObject({ code: 3, restarts: 4 });
+  });
+
+  const events = () =>
+    [...stderr.mock.calls, ...stdout.mock.calls].map(
+      ([line]) => JSON.parse(String(line)) as { event: string; [field: string]: unknown },
+    );
+
+  it('fails the start with the worker’s reason when it cannot listen, and stops that worker', async () => {
+    const giveUp = jest.fn();
+    await expect(
+      startManagement(options(path.join(FIXTURES, 'cannot-listen.cjs'), giveUp)),
+    ).rejects.toMatchObject({
+      message: 'the management listener could not listen: listen EADDRINUSE: address already in use',
+      code: 'EADDRINUSE',
+      setting: 'MANAGEMENT_PORT',
+    });
+    expect(giveUp).not.toHaveBeenCalled();
+  });
+
+  it('fails the start, and logs why, when the worker cannot load', async () => {
+    await expect(startManagement(options(path.join(FIXTURES, 'throws.cjs'), jest.fn()))).rejects.toThrow(
+      'the worker could not load',
+    );
+    expect(events().map(({ event }) => event)).toContain('management.worker_failed');
+  });
+
+  it('answers the worker’s scrape with the registry’s text', async () => {
+    // The fixture writes what it was answered to the file named as its release id.
+    const out = path.join(mkdtempSync(path.join(tmpdir(), 'management-')), 'answer.json');
+    const management = await startManagement({
+      ...options(path.join(FIXTURES, 'scrapes.cjs'), jest.fn()),
+      identity: { version: '1.2.3', releaseId: out },
+      metrics: () => Promise.resolve({ contentType: 'text/plain', text: 'up 1\n' }),
+    });
+    try {
+      await until(() => existsSync(out), 3000);
+      expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual({
+        kind: 'metrics',
+        contentType: 'text/plain',
+        text: 'up 1\n',
+      });
+    } finally {
+      await management.stop();
+    }
+  });
+
+  it('says where it listens once the worker does', async () => {
+    const management = await startManagement(options(path.join(FIXTURES, 'listens.cjs'), jest.fn()));
+    await management.stop();
+    expect(events().find(({ event }) => event === 'management.listening')).toMatchObject({
+      host: '127.0.0.1',
+      port: 1,
+    });
+    expect(management.port).toBe(1);
+  });
+
+  it('gives up, saying why, when a restarted worker cannot start', async () => {
+    // The fixture marks its first start in the file named as its release id.
+    const marker = path.join(mkdtempSync(path.join(tmpdir(), 'management-')), 'started');
+    let gaveUp!: () => void;
+    const givenUp = new Promise<void>((resolve) => (gaveUp = resolve));
+    const management = await startManagement({
+      ...options(path.join(FIXTURES, 'dies-then-cannot-start.cjs'), gaveUp),
+      identity: { version: '1.2.3', releaseId: marker },
+    });
+    try {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        givenUp,
+        new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('never given up on')), 5000))),
+      ]).finally(() => clearTimeout(timer));
+      expect(events().filter(({ event }) => event.startsWith('management.worker_'))).toEqual([
+        expect.objectContaining({ event: 'management.worker_restarted', code: 3 }),
+        expect.objectContaining({ event: 'management.worker_failed' }),
+        expect.objectContaining({ event: 'management.worker_given_up', error: expect.any(Object) }),
+      ]);
+    } finally {
+      await management.stop().catch(() => {});
+    }
   });
 
   it('stops with the listener, without a restart', async () => {

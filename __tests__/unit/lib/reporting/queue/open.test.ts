@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { openReportQueue } from '../../../../../lib/reporting/queue/open';
 import { reportQueueSlot, type ReportQueue } from '../../../../../lib/reporting/queue/queue';
+import { recorderSlot } from '../../../../../lib/metrics/record';
+import { recorderWith } from '../../../../support/recorder';
 
 // Port 9 (discard): nothing listens, so every send is refused and the envelope waits.
 const DSN = 'http://key@127.0.0.1:9/1';
@@ -50,8 +52,64 @@ describe('opening the report queue', () => {
     } finally {
       spy.mockRestore();
     }
-    expect(lines.join('')).toContain('"event":"reporting.queue_folder_unusable"');
+    const said = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(said.find((line) => line.event === 'reporting.queue_folder_unusable')).toMatchObject({
+      folder: notAFolder,
+      reason: 'EEXIST',
+      fallback: 'memory',
+    });
     expect(await queue.submit('server', envelope)).toEqual({ kind: 'queued' });
     expect(queue.stats().memoryBytes).toBeGreaterThan(0);
+  });
+
+  it('counts what happens to each envelope, by source and reason', async () => {
+    const counted: string[] = [];
+    recorderSlot.write(
+      recorderWith({
+        reportQueue: (event, labels) =>
+          counted.push([event, labels.source, labels.reason].filter(Boolean).join(' ')),
+      }),
+    );
+    try {
+      queue = await openReportQueue({
+        dsn: DSN,
+        folder: null,
+        limits: { maxEnvelopes: 2, minBackoffMs: 60_000 },
+        senders: null,
+        ingest: INGEST,
+      });
+      await queue.submit('browser', envelope);
+      await queue.submit('browser', envelope);
+      expect(counted).toEqual(['retried unreachable', 'queued browser', 'dropped browser full']);
+    } finally {
+      recorderSlot.clear();
+    }
+  });
+
+  it('refuses a DSN it cannot read', async () => {
+    await expect(
+      openReportQueue({ dsn: 'not a dsn', folder: null, limits: {}, senders: null, ingest: INGEST }),
+    ).rejects.toThrow('The report queue needs a valid DSN');
+  });
+
+  it('sends through the ingest thread when the server runs one', async () => {
+    const asked: string[] = [];
+    queue = await openReportQueue({
+      dsn: DSN,
+      folder: null,
+      limits: {},
+      senders: (url) => ({
+        send: async () => {
+          asked.push(url);
+          return { status: 200, rateLimits: null, retryAfter: null, body: '' };
+        },
+      }),
+      ingest: INGEST,
+    });
+    expect(await queue.submit('server', envelope)).toMatchObject({
+      kind: 'answered',
+      reply: { status: 200 },
+    });
+    expect(asked).toEqual(['http://127.0.0.1:9/api/1/envelope/?sentry_version=7&sentry_key=key']);
   });
 });
