@@ -5,7 +5,9 @@ import { once } from 'node:events';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
-import { senderOver } from '../../../../../lib/reporting/node/ingest-thread';
+import { until } from '../../../../support/until';
+import path from 'node:path';
+import { senderOver, workerSenders } from '../../../../../lib/reporting/node/ingest-thread';
 import { answerIngestRequests } from '../../../../../lib/reporting/node/ingest-worker';
 
 let ingest: Server;
@@ -88,5 +90,82 @@ describe('the ingest thread', () => {
     const waiting = sender.send('never answered');
     gone('ingest thread ended');
     await expect(waiting).rejects.toThrow('ingest thread ended');
+  });
+});
+
+describe('the sender’s messages', () => {
+  /** An end whose posts the test reads, and whose replies the test writes. */
+  function fakeEnd() {
+    const posted: unknown[] = [];
+    let reply: (value: unknown) => void = () => {};
+    return {
+      posted,
+      answer: (value: unknown) => reply(value),
+      end: {
+        postMessage: (value: unknown) => void posted.push(value),
+        onMessage: (listener: (value: unknown) => void) => (reply = listener),
+      },
+    };
+  }
+
+  it('posts what is sent in one turn as one message', async () => {
+    const { posted, end } = fakeEnd();
+    const { sender } = senderOver(end);
+    void sender.send('a');
+    void sender.send('b', { 'user-agent': 'UA' });
+    void sender.send('c');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(posted).toEqual([
+      [
+        { id: 1, body: 'a' },
+        { id: 2, body: 'b', headers: { 'user-agent': 'UA' } },
+        { id: 3, body: 'c' },
+      ],
+    ]);
+  });
+
+  it('rejects a timeout as a TimeoutError, an unreachable ingest as a plain error, and ignores a stranger’s reply', async () => {
+    const { answer, end } = fakeEnd();
+    const { sender } = senderOver(end);
+    const slow = sender.send('a');
+    const away = sender.send('b');
+    await new Promise((resolve) => setImmediate(resolve));
+    answer([
+      { id: 99, failed: 'timeout' },
+      { id: 1, failed: 'timeout' },
+      { id: 2, failed: 'unreachable' },
+    ]);
+    await expect(slow).rejects.toMatchObject({ name: 'TimeoutError', message: 'ingest timeout' });
+    await expect(away).rejects.toMatchObject({ name: 'Error', message: 'ingest unreachable' });
+  });
+});
+
+describe('worker senders', () => {
+  const FIXTURES = path.join(__dirname, '__fixtures__');
+  const LIMITS = { connections: 2, timeoutMs: 300 };
+
+  it('start one thread per URL, with the URL and limits, and send through it', async () => {
+    const senders = workerSenders(path.join(FIXTURES, 'answers.cjs'));
+    const sender = senders('http://ingest.example/api/1/envelope/', LIMITS)!;
+    expect(senders('http://ingest.example/api/1/envelope/', LIMITS)).toBe(sender);
+    const answer = await sender.send('envelope');
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body)).toEqual({
+      kind: 'ingest',
+      url: 'http://ingest.example/api/1/envelope/',
+      ...LIMITS,
+    });
+    await expect(sender.send('exit')).rejects.toThrow('ingest thread ended');
+    // Gone: the next envelope is sent in-thread (no sender) rather than into a thread that ended.
+    await until(() => senders('http://ingest.example/api/1/envelope/', LIMITS) === null, 3000);
+  });
+
+  it('reject what waits when the thread fails to load', async () => {
+    const sender = workerSenders(path.join(FIXTURES, 'fails-to-load.cjs'))('http://ingest.example/', LIMITS)!;
+    await expect(sender.send('envelope')).rejects.toThrow(/ingest thread (failed|ended)/);
+  });
+
+  it('give none for a thread that cannot be started at all', () => {
+    expect(workerSenders('not-a-path-node-accepts.js')('http://ingest.example/', LIMITS)).toBeNull();
   });
 });
