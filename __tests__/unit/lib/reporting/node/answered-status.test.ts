@@ -1,4 +1,4 @@
-import { once } from 'node:events';
+import { EventEmitter, once } from 'node:events';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { rememberResponse, whenAnswered } from '../../../../../lib/reporting/node/answered-status';
@@ -69,5 +69,52 @@ describe('whenAnswered', () => {
     expect(whenAnswered({ host: 'example.test' }, called)).toBe(false);
     expect(whenAnswered(undefined, called)).toBe(false);
     expect(called).not.toHaveBeenCalled();
+  });
+
+  it('hands over the status at once for a response already finished or destroyed', () => {
+    const finished = Object.assign(new EventEmitter(), {
+      writableFinished: true,
+      destroyed: false,
+      headersSent: true,
+      statusCode: 404,
+    });
+    const destroyed = Object.assign(new EventEmitter(), {
+      writableFinished: false,
+      destroyed: true,
+      headersSent: false,
+      statusCode: 200,
+    });
+    const statuses: number[] = [];
+    for (const res of [finished, destroyed]) {
+      const headers = {};
+      rememberResponse({ headers } as never, res as never);
+      expect(whenAnswered(headers, (status) => statuses.push(status))).toBe(true);
+    }
+    expect(statuses).toEqual([404, 500]);
+  });
+
+  it('keeps the response out of a copy of the headers, and answers false for headers that are not an object', () => {
+    const headers = { host: 'x' };
+    rememberResponse({ headers } as never, new EventEmitter() as never);
+    expect(Object.keys({ ...headers })).toEqual(['host']);
+    expect(JSON.stringify(headers)).toBe('{"host":"x"}');
+    const called = jest.fn();
+    expect(whenAnswered('host: x', called)).toBe(false);
+    expect(whenAnswered(null, called)).toBe(false);
+  });
+
+  it('never throws, whatever the headers are', () => {
+    const hostile = new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error('trap');
+        },
+      },
+    );
+    expect(whenAnswered(hostile, jest.fn())).toBe(false);
+    expect(() =>
+      rememberResponse({ headers: Object.freeze({}) } as never, new EventEmitter() as never),
+    ).not.toThrow();
   });
 });
