@@ -3,7 +3,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { createEnvelope, type Envelope, type Transport } from '@sentry/core';
+import { createEnvelope, type Envelope, serializeEnvelope, type Transport } from '@sentry/core';
 import {
   makeServerTransport,
   QUEUED_STATUS,
@@ -91,6 +91,32 @@ describe("the server's transport", () => {
     ];
     await Promise.allSettled(sent);
     // The first two go (the second crosses the bound), the third does not.
+    expect(dropped.filter((d) => d === 'queue_overflow transaction')).toHaveLength(1);
+  });
+
+  it('gives the bytes back once an envelope is answered', async () => {
+    const { transport, dropped } = transportWith({ bytes: 1000 });
+    for (let i = 0; i < 3; i += 1) await transport.send(transaction(800));
+    expect(dropped).toEqual([]);
+  });
+
+  it('is full at exactly its bytes: an envelope held to the byte keeps the next one out', async () => {
+    answer = () => {};
+    const size = Buffer.byteLength(serializeEnvelope(transaction(500)) as string);
+    const { transport, dropped } = transportWith({ bytes: size, timeoutMs: 300 });
+    await Promise.allSettled([transport.send(transaction(500)), transport.send(transaction(0))]);
+    expect(dropped.filter((d) => d === 'queue_overflow transaction')).toHaveLength(1);
+  });
+
+  it('counts bytes, not characters, of what it holds', async () => {
+    answer = () => {};
+    // 300 characters of three bytes each: 900 bytes, about 600 more than its characters.
+    const wide = createEnvelope({ event_id: 'e'.repeat(32) }, [
+      [{ type: 'transaction' }, { type: 'transaction', transaction: 'GET /', extra: { p: '€'.repeat(300) } }],
+    ] as unknown as Envelope[1]);
+    const chars = (serializeEnvelope(wide) as string).length;
+    const { transport, dropped } = transportWith({ bytes: chars + 10, timeoutMs: 300 });
+    await Promise.allSettled([transport.send(wide), transport.send(transaction(0))]);
     expect(dropped.filter((d) => d === 'queue_overflow transaction')).toHaveLength(1);
   });
 
