@@ -40,7 +40,7 @@ export function referenceOf(error: unknown): string | undefined {
  * shows the same id. Frozen or primitive errors cannot be marked; that is fine.
  */
 export function markReported(error: unknown, id: string): void {
-  if (!isObject(error)) return;
+  // (A primitive cannot take a property: defineProperty throws, and the catch below answers.)
   try {
     Object.defineProperty(error, REFERENCE, { value: id, enumerable: false, configurable: true });
   } catch {

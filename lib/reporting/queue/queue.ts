@@ -340,8 +340,9 @@ export function createReportQueue(options: QueueOptions): ReportQueue {
     try {
       const entry: Waiting = { ...(await store.put(facts, body)), sending: false };
       waiting.push(entry);
-      // Ids sort by when they were made; an entry written late still goes in its place.
-      waiting.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      // Ids sort by when they were made; an entry written late still goes in its place. (Ids are
+      // unique, so no two compare equal.)
+      waiting.sort((a, b) => (a.id < b.id ? -1 : 1));
       events.queued(source);
       schedule(resumeAt);
       return entry;

@@ -15,6 +15,8 @@ describe('the reference an error was reported under', () => {
     markReported(error, 'c'.repeat(32));
     expect(Object.keys(error)).toEqual([]);
     expect(JSON.stringify({ ...error })).toBe('{}');
+    // A copy is another object: it was not reported.
+    expect(referenceOf({ ...error })).toBeUndefined();
   });
 
   it('can be given again, as the same error is reported from a second place first', () => {
@@ -44,5 +46,6 @@ describe('a new event id', () => {
 
   it('is quoted by its first 8 digits, upper case', () => {
     expect(shortReference('0a1b2c3d-4e5f')).toBe('0A1B2C3D');
+    expect(shortReference('0a1b-2c3d-4e5f')).toBe('0A1B2C3D');
   });
 });

@@ -4,6 +4,7 @@
 import type { IngestAnswer } from '../../../../../lib/reporting/node/ingest-thread';
 import {
   createReportQueue,
+  factsOf,
   type QueueEvents,
   type QueueLimits,
   type ReportQueue,
@@ -138,6 +139,7 @@ describe('how an answer ends an envelope', () => {
   it.each([
     [200, 'sent server'],
     [299, 'sent server'],
+    [199, 'dropped server rejected'],
     [300, 'dropped server rejected'],
     [413, 'dropped server rejected'],
   ])('%i: %s', async (status, event) => {
@@ -272,6 +274,19 @@ describe('the order it sends in, and how many at once', () => {
     expect(sent.map(({ id }) => id)).toEqual([1, 1]);
   });
 
+  it('looks again when the first of several rate limits ends, not the last', async () => {
+    const { queue, sent, state, wait } = harness();
+    state.reply = () => answer(429, { rateLimits: '60:error:organization, 120:transaction:organization' });
+    await queue.start();
+    await queue.submit('server', envelope(1));
+    await queue.submit('server', envelope(2, 'transaction'));
+    state.reply = () => answer(200);
+    await wait(61_000);
+    expect(sent.map(({ id }) => id)).toEqual([1, 1]);
+    await wait(60_000);
+    expect(sent.map(({ id }) => id)).toEqual([1, 1, 2]);
+  });
+
   it('sends a transaction while only errors are rate-limited', async () => {
     const { queue, sent, state, wait } = harness();
     state.reply = () => answer(429, { rateLimits: '60:error:organization', retryAfter: '60' });
@@ -355,6 +370,52 @@ describe('start, persist and stop', () => {
     expect(persisted).toBe(true);
   });
 
+  it('persists as soon as the write under way is done, not at its time limit', async () => {
+    const store = memoryStore();
+    const slow: EnvelopeStore = {
+      ...store,
+      put: async (facts, body) => {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        return store.put(facts, body);
+      },
+    };
+    const { queue, state } = harness({ store: slow });
+    state.reply = () => answer(500);
+    await queue.start();
+    void queue.submit('server', envelope(1));
+    await jest.advanceTimersByTimeAsync(0);
+    let persisted = false;
+    void queue.persist(60_000).then(() => (persisted = true));
+    await jest.advanceTimersByTimeAsync(99);
+    expect(persisted).toBe(false);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(persisted).toBe(true);
+    // And at once for the next, with nothing being written.
+    let again = false;
+    void queue.persist(60_000).then(() => (again = true));
+    await jest.advanceTimersByTimeAsync(0);
+    expect(again).toBe(true);
+  });
+
+  it('holds a new envelope back during a back-off even when nothing waits (the failed one was too large to keep)', async () => {
+    const small = envelope(2);
+    const { queue, sent, state } = harness({ limits: { maxBytes: 2 * small.length } });
+    state.reply = () => answer(500);
+    await queue.start();
+    expect(await queue.submit('server', envelope(1, 'event', 200))).toEqual({ kind: 'full' });
+    expect(await queue.submit('server', small)).toEqual({ kind: 'queued' });
+    expect(sent.map(({ id }) => id)).toEqual([1]);
+  });
+
+  it('queues what is submitted once stopped, and sends none of it', async () => {
+    const { queue, sent, wait } = harness();
+    await queue.start();
+    queue.stop();
+    expect(await queue.submit('server', envelope(1))).toEqual({ kind: 'queued' });
+    await wait(2000);
+    expect(sent).toEqual([]);
+  });
+
   it('sends nothing more once stopped, its retry timer cleared', async () => {
     const { queue, sent, state, wait } = harness();
     state.reply = () => answer(500);
@@ -364,5 +425,16 @@ describe('start, persist and stop', () => {
     expect(jest.getTimerCount()).toBe(0);
     await wait(5000);
     expect(sent).toHaveLength(1);
+  });
+});
+
+describe('an envelope’s facts', () => {
+  it('are its data categories and whether it holds an error, and a default for what cannot be read', () => {
+    expect(factsOf(Buffer.from(envelope(1)))).toEqual({ categories: ['error'], error: true });
+    expect(factsOf(Buffer.from(envelope(1, 'transaction')))).toEqual({
+      categories: ['transaction'],
+      error: false,
+    });
+    expect(factsOf(Buffer.from('not an envelope'))).toEqual({ categories: ['default'], error: false });
   });
 });
