@@ -98,14 +98,6 @@ describe("the build's values, as the bundles read them", () => {
     expect(sentryEnvironment()).toBe('staging');
   });
 
-  it('give the screens a service name even when the build had none', async () => {
-    delete process.env.APP_SERVICE_NAME;
-    await jest.isolateModulesAsync(async () => {
-      const { site } = await import('../../../../lib/config/site');
-      expect(site.serviceName).toBe('This service');
-    });
-  });
-
   it('are none without a DSN', () => {
     for (const name of ['APP_SENTRY_DSN', 'APP_SENTRY_TUNNEL_PATH', 'APP_SENTRY_TRACES_SAMPLE_RATE'])
       delete process.env[name];

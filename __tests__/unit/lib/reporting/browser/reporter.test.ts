@@ -121,6 +121,7 @@ describe('startBrowserReporting', () => {
   it.each([
     ['a sampled document', 'aaaa-bbbb-1', BUILD.APP_SENTRY_TRACING_URL],
     ['a document not sampled', 'aaaa-bbbb-0', BUILD.APP_SENTRY_SDK_URL],
+    ['a document not sampled whose ids hold a -1', 'aa-1a-bb-1b-0', BUILD.APP_SENTRY_SDK_URL],
   ])('asks for the tracing file for %s, as the server decided', async (_name, decision, file) => {
     const meta = document.createElement('meta');
     meta.name = 'sentry-trace';
@@ -145,6 +146,11 @@ describe('startBrowserReporting', () => {
 
   it('never asks for the tracing file when the build traces nothing', async () => {
     jest.spyOn(Math, 'random').mockReturnValue(0);
+    // Even for a document the server sampled.
+    const meta = document.createElement('meta');
+    meta.name = 'sentry-trace';
+    meta.content = 'aaaa-bbbb-1';
+    document.head.appendChild(meta);
     const { startBrowserReporting } = await load();
     startBrowserReporting();
     jest.runAllTimers();

@@ -80,6 +80,9 @@ describe('the client it starts', () => {
       expect(denied(url)).toBe(true);
     expect(denied('https://shop.example/_next/static/chunks/main.js')).toBe(false);
     expect(denied('https://chrome-extension.example/x.js')).toBe(false);
+    // Only at the start: a page's own URL that names one is no extension's.
+    expect(denied('https://shop.example/?from=chrome-extension://abc')).toBe(false);
+    expect(denied('https://shop.example/webkit-masked-url://hidden/')).toBe(false);
   });
 
   it('takes a tracing file’s rate and integrations when given', () => {

@@ -93,6 +93,28 @@ describe('the ingest thread', () => {
   });
 });
 
+describe('what the thread asks and keeps', () => {
+  it('sends each envelope as one, and keeps at most 512 characters of the answer', async () => {
+    let contentType: string | undefined;
+    const seen = createServer((req, res) => {
+      contentType = req.headers['content-type'];
+      req.resume();
+      req.on('end', () => res.writeHead(200).end('z'.repeat(2000)));
+    });
+    seen.listen(0, '127.0.0.1');
+    await once(seen, 'listening');
+    try {
+      const sender = channel(`http://127.0.0.1:${(seen.address() as AddressInfo).port}/api/1/envelope/`);
+      const answer = await sender.sender.send('{}', { 'user-agent': 'UA' });
+      expect(answer.body).toBe('z'.repeat(512));
+      expect(contentType).toBe('application/x-sentry-envelope');
+    } finally {
+      seen.closeAllConnections();
+      seen.close();
+    }
+  });
+});
+
 describe('the sender’s messages', () => {
   /** An end whose posts the test reads, and whose replies the test writes. */
   function fakeEnd() {

@@ -7,6 +7,8 @@ import type { IngestAnswer } from '../../../../../lib/reporting/node/ingest-thre
 import { createReportQueue, type ReportQueue } from '../../../../../lib/reporting/queue/queue';
 import { memoryStore } from '../../../../../lib/reporting/queue/store';
 import { createTunnel } from '../../../../../lib/reporting/tunnel';
+import { recorderSlot } from '../../../../../lib/metrics/record';
+import { recorderWith } from '../../../../support/recorder';
 
 const DSN = 'http://publickey@127.0.0.1:9/7';
 const PATH = '/t3st';
@@ -84,11 +86,14 @@ describe('the tunnel with the report queue', () => {
     expect(queue.stats().envelopes).toEqual({ server: 0, browser: 2 });
   });
 
-  it('says in words that a waiting envelope was accepted', async () => {
+  it('says in words that a waiting envelope was accepted, and counts it as queued', async () => {
+    const counted: string[] = [];
+    recorderSlot.write(recorderWith({ tunnel: (outcome, reason) => counted.push(`${outcome} ${reason}`) }));
     answer = () => ({ status: 500, rateLimits: null, retryAfter: null, body: '' });
-    expect(await (await post(envelope(1))).text()).toBe(
-      'Accepted; it will reach the reporting service when that is back.',
-    );
+    const text = await (await post(envelope(1))).text();
+    recorderSlot.clear();
+    expect(counted).toEqual(['queued ingest_unavailable']);
+    expect(text).toBe('Accepted; it will reach the reporting service when that is back.');
   });
 
   it('passes back at most 512 characters of what the ingest said', async () => {
@@ -99,7 +104,11 @@ describe('the tunnel with the report queue', () => {
   it('answers 500, logs and counts it, when something inside fails', async () => {
     const stderr = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
     queue.submit = () => Promise.reject(new Error('queue broke'));
+    const counted: string[] = [];
+    recorderSlot.write(recorderWith({ tunnel: (outcome, reason) => counted.push(`${outcome} ${reason}`) }));
     const res = await post(envelope(1));
+    recorderSlot.clear();
+    expect(counted).toEqual(['refused internal_error']);
     expect([res.status, await res.text()]).toEqual([500, 'Tunnel error.']);
     const line = stderr.mock.calls
       .map(([chunk]) => JSON.parse(String(chunk)) as { event: string; error?: { message: string } })

@@ -572,6 +572,11 @@ describe('what the tunnel counts', () => {
     expect(counted).toEqual(['abandoned browser_gone']);
   });
 
+  it('passes back at most 512 characters of what the ingest said', async () => {
+    ingestAnswer = (res) => res.writeHead(400).end('y'.repeat(2000));
+    expect(await (await post(envelope(tunnelDsn))).text()).toBe('y'.repeat(512));
+  });
+
   it('logs why a forward failed, in one word', async () => {
     const stderr = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
     ingestAnswer = () => {};
