@@ -218,27 +218,28 @@ describe('the management server', () => {
   });
 });
 
+/** The management server on loopback, over a fresh ready heartbeat, scraping with `scrape` (none: no /metrics). */
+async function serve(scrape: (() => Promise<MetricsText | null>) | null) {
+  const heartbeat = heartbeatIn();
+  heartbeat.write({ at: Date.now(), loopDelayMs: 3, phase: 'ready', status: 'pass' });
+  const server = managementServer(
+    {
+      buffer: heartbeat.buffer,
+      host: '127.0.0.1',
+      port: 0,
+      limits: LIMITS,
+      identity: IDENTITY,
+      metrics: !!scrape,
+    },
+    scrape,
+  );
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
 describe('/metrics on the management server', () => {
   const TEXT: MetricsText = { contentType: 'text/plain; version=0.0.4; charset=utf-8', text: 'up 1\n' };
-
-  async function serve(scrape: (() => Promise<MetricsText | null>) | null) {
-    const heartbeat = heartbeatIn();
-    heartbeat.write({ at: Date.now(), loopDelayMs: 3, phase: 'ready', status: 'pass' });
-    const server = managementServer(
-      {
-        buffer: heartbeat.buffer,
-        host: '127.0.0.1',
-        port: 0,
-        limits: LIMITS,
-        identity: IDENTITY,
-        metrics: true,
-      },
-      scrape,
-    );
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-  }
 
   it("answers the main thread's text with its content type, HEAD without a body, and refuses POST", async () => {
     const { server, base } = await serve(() => Promise.resolve(TEXT));
@@ -274,25 +275,6 @@ describe('/metrics on the management server', () => {
 });
 
 describe('what the management server says', () => {
-  async function serve(scrape: (() => Promise<MetricsText | null>) | null) {
-    const heartbeat = heartbeatIn();
-    heartbeat.write({ at: Date.now(), loopDelayMs: 3, phase: 'ready', status: 'pass' });
-    const server = managementServer(
-      {
-        buffer: heartbeat.buffer,
-        host: '127.0.0.1',
-        port: 0,
-        limits: LIMITS,
-        identity: IDENTITY,
-        metrics: !!scrape,
-      },
-      scrape,
-    );
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-  }
-
   it('to a path it does not serve: 404, naming the ones it does', async () => {
     const without = await serve(null);
     const withMetrics = await serve(() => Promise.resolve(null));
