@@ -24,21 +24,14 @@ export const KEPT = 'scripts/mutation-survivors.json';
 const STATIC_REASON = /^Static mutant/;
 
 /** The folders the configuration mutates: `lib/fleet/**\/*.ts` → `lib/fleet` (a `!` pattern leaves a file out). */
-export const folders = (config.mutate ?? [])
-  .map(String)
-  .filter((glob) => !glob.startsWith('!'))
-  .map((glob) => glob.split('/**')[0]);
+const patterns = (config.mutate ?? []).map(String);
+export const folders = patterns.filter((glob) => !glob.startsWith('!')).map((glob) => glob.split('/**')[0]);
 
 /**
  * Files the configuration leaves out (`!lib/server/start.ts`). Stryker's incremental record keeps
  * the results of a file it mutated before, so they are left out here as well.
  */
-const leftOut = new Set(
-  (config.mutate ?? [])
-    .map(String)
-    .filter((glob) => glob.startsWith('!'))
-    .map((glob) => glob.slice(1)),
-);
+const leftOut = new Set(patterns.filter((glob) => glob.startsWith('!')).map((glob) => glob.slice(1)));
 
 /** @param {string} name */
 const relativeName = (name) =>
@@ -52,9 +45,10 @@ const relativeName = (name) =>
 export function scoresOf(report, names = folders) {
   return names.map((folder) => {
     const files = Object.fromEntries(
-      Object.entries(report.files).filter(
-        ([name]) => relativeName(name).startsWith(`${folder}/`) && !leftOut.has(relativeName(name)),
-      ),
+      Object.entries(report.files).filter(([name]) => {
+        const file = relativeName(name);
+        return file.startsWith(`${folder}/`) && !leftOut.has(file);
+      }),
     );
     const { metrics } = calculateMetrics(files);
     const ignored = Object.values(files).flatMap((file) =>

@@ -168,32 +168,33 @@ describe('guardConnections on a real server', () => {
     expect(await text).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
   });
 
-  it('lets a response in flight finish, writes nothing for the bad request after it, and closes', async () => {
+  /**
+   * Asks for `path`, then, while its answer is held, sends a pipelined request that does not parse;
+   * lets the answer finish and gives back all the connection received.
+   */
+  async function badRequestWhileAnswering(path: string): Promise<string> {
     const socket = openSocket();
     const text = received(socket);
-    socket.write('GET /held HTTP/1.1\r\nHost: x\r\n\r\n');
+    socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`);
     await heldStarted;
-    // A pipelined request that does not parse, while /held is half written.
     const parseError = once(server, 'clientError');
     socket.write('BREW / HTTP/1.1\r\nHost: x\r\n\r\n');
     await parseError;
     releaseHeld();
-    const got = await text;
+    return text;
+  }
+
+  it('lets a response in flight finish, writes nothing for the bad request after it, and closes', async () => {
+    // /held is half written when the bad request comes.
+    const got = await badRequestWhileAnswering('/held');
     expect(got).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
     // The whole chunked body, then the end of it, and nothing after.
     expect(got).toMatch(/first part, \r\n[0-9a-f]+\r\nsecond part\r\n0\r\n\r\n$/);
     expect(got).not.toContain('HTTP/1.1 4');
   });
+
   it('closes the connection after a response whose headers were not sent yet, saying so in them', async () => {
-    const socket = openSocket();
-    const text = received(socket);
-    socket.write('GET /late HTTP/1.1\r\nHost: x\r\n\r\n');
-    await heldStarted;
-    const parseError = once(server, 'clientError');
-    socket.write('BREW / HTTP/1.1\r\nHost: x\r\n\r\n');
-    await parseError;
-    releaseHeld();
-    const got = await text;
+    const got = await badRequestWhileAnswering('/late');
     expect(got).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
     expect(got).toMatch(/\r\nConnection: close\r\n/i);
     expect(got).not.toContain('HTTP/1.1 4');

@@ -7,14 +7,7 @@ import { installServerReporter, serverReporterSlot } from '../../../../lib/repor
 import { createRequestObserver } from '../../../../lib/server/observe-requests';
 import { createPipeline, type PipelineOptions, type Pipeline } from '../../../../lib/server/pipeline';
 import { sendRaw } from '../../../support/raw-http';
-
-const SETTINGS = {
-  keepAliveTimeoutMs: 5000,
-  headersTimeoutMs: 5000,
-  requestTimeoutMs: 5000,
-  connectionsCheckIntervalMs: 1000,
-  maxConnections: 100,
-};
+import { PIPELINE_SETTINGS } from '../../../support/pipeline-settings';
 
 const pipelines: Pipeline[] = [];
 let nextSaw: string[];
@@ -36,7 +29,7 @@ afterEach(async () => {
 
 async function start(options: Partial<PipelineOptions> = {}) {
   const pipeline = createPipeline({
-    settings: SETTINGS,
+    settings: PIPELINE_SETTINGS,
     dev: false,
     next: {
       handle: (req: IncomingMessage, res: ServerResponse) => {
@@ -142,7 +135,7 @@ it('logs an error event of a listening server, and not the failure to listen the
   const { pipeline } = await start();
   pipeline.server.emit('error', new Error('after listening'));
   const idle = createPipeline({
-    settings: SETTINGS,
+    settings: PIPELINE_SETTINGS,
     dev: false,
     next: { handle: () => Promise.resolve(), renderError: () => Promise.resolve() },
     tunnel: null,

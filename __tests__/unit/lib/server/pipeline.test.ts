@@ -9,15 +9,8 @@ import { Histogram, Registry } from 'prom-client';
 import { createRequestObserver } from '../../../../lib/server/observe-requests';
 import { createPipeline, type NextStage, type Pipeline } from '../../../../lib/server/pipeline';
 import { sendRaw } from '../../../support/raw-http';
+import { PIPELINE_SETTINGS } from '../../../support/pipeline-settings';
 import { until } from '../../../support/until';
-
-const SETTINGS = {
-  keepAliveTimeoutMs: 5000,
-  headersTimeoutMs: 5000,
-  requestTimeoutMs: 5000,
-  connectionsCheckIntervalMs: 1000,
-  maxConnections: 100,
-};
 
 let pipeline: Pipeline;
 let port: number;
@@ -72,7 +65,7 @@ beforeEach(async () => {
     registers: [new Registry()],
   });
   pipeline = createPipeline({
-    settings: SETTINGS,
+    settings: PIPELINE_SETTINGS,
     dev: false,
     next: fakeNext,
     tunnel: fakeTunnel,
