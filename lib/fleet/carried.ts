@@ -60,7 +60,8 @@ export function parseManifest(text: string): BuildFiles[] | null {
     if (!Array.isArray(builds)) return null;
     const valid = builds.filter(
       (build): build is BuildFiles =>
-        typeof build?.id === 'string' &&
+        // (A build that is not an object throws here, and the catch below refuses the manifest.)
+        typeof build.id === 'string' &&
         typeof build.builtAt === 'string' &&
         !Number.isNaN(Date.parse(build.builtAt)) &&
         Array.isArray(build.files) &&

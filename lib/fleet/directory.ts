@@ -134,6 +134,14 @@ export async function askIdentity(base: string, timeoutMs: number, asker: string
   }
 }
 
+/**
+ * The (peer, build) pairs, to tell whether the fleet changed since the last refresh. Unsorted: a
+ * peer keeps its place in the map until it leaves, and its leaving is a change of its own.
+ */
+function fingerprintOf(peers: Map<string, Peer>): string {
+  return JSON.stringify([...peers.values()].map((peer) => [peer.base, peer.identity?.build ?? null]));
+}
+
 export function createDirectory({
   sources,
   self,
@@ -148,7 +156,7 @@ export function createDirectory({
   let running: Promise<void> | null = null;
   let lastRefresh = -Infinity;
   let generation = 0;
-  let fingerprint = '';
+  let fingerprint = fingerprintOf(peers);
   let timer: NodeJS.Timeout | null = null;
   let introduction: NodeJS.Timeout | null = null;
   let stopped = false;
@@ -223,10 +231,7 @@ export function createDirectory({
           if (peer.unanswered >= FORGET_AFTER_UNANSWERED) peer.identity = null;
         }),
     );
-    const next = [...peers.values()]
-      .map((peer) => `${peer.base}=${peer.identity?.build ?? ''}`)
-      .sort()
-      .join(',');
+    const next = fingerprintOf(peers);
     if (next !== fingerprint) {
       fingerprint = next;
       generation += 1;
@@ -255,6 +260,7 @@ export function createDirectory({
           continue;
         }
         const chosen = byBuild.get(peerBuild);
+        // Stryker disable next-line EqualityOperator: which of two equally busy peers wins is no promise.
         if (!chosen || peer.inFlight < chosen.inFlight) byBuild.set(peerBuild, peer);
       }
       return { peers: [...byBuild.values()], leftOut };

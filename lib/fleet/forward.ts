@@ -130,12 +130,11 @@ export function fetchFromPeer({
     // One clock for the whole exchange, headers and body: a slow peer costs at most this.
     const timer = setTimeout(abandon, timeoutMs);
     upstream.on('error', abandon);
-    // The visitor went away: stop asking.
+    // The visitor went away: stop asking. (Also once the answer is whole: then `finish` has nothing
+    // left to do, and destroying a request that has ended leaves its kept-alive socket pooled.)
     res.on('close', () => {
-      if (!settled) {
-        upstream.destroy();
-        finish(streaming ? 'cut' : 'failed');
-      }
+      upstream.destroy();
+      finish(streaming ? 'cut' : 'failed');
     });
     upstream.on('response', (answer) => {
       const status = answer.statusCode ?? 0;
@@ -162,13 +161,10 @@ export function fetchFromPeer({
           res.once('drain', () => answer.resume());
         }
       });
-      answer.on('aborted', abandon);
+      // A peer that sends less than it declared, or closes mid-body, ends in 'error' (Node's
+      // "aborted"), never in 'end': an answer that ends is whole.
       answer.on('error', abandon);
       answer.on('end', () => {
-        if (settled) return;
-        // A peer that said more than it sent: the file is not whole.
-        if (method === 'GET' && Number.isFinite(declared) && received !== declared && status === 200)
-          return abandon();
         res.end();
         finish('found');
       });

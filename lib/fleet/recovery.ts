@@ -15,6 +15,7 @@ declare const __webpack_require__: { e: (chunkId: string | number) => Promise<un
 
 /** What the recovery does to the page (unit tests replace them: jsdom can do neither). */
 export const pageActions = {
+  // Stryker disable next-line ArrowFunction: jsdom cannot reload; the e2e fleet test sees the reload.
   reload: () => location.reload(),
   beacon: (url: string) => navigator.sendBeacon(url),
 };

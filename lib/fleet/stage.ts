@@ -75,7 +75,8 @@ export function createFleet({
 
   async function ask(req: IncomingMessage, res: ServerResponse, wanted: Wanted, toNext: () => void) {
     const outcome = (result: FleetOutcome) => recordFleet(wanted.kind, result);
-    const key = wanted.kind === 'static' ? `${wanted.build ?? '*'} ${wanted.file}` : null;
+    // A static file's name is whole without its build: a build's own files carry it in their name.
+    const key = wanted.kind === 'static' ? wanted.file : null;
     if (key && remembered(key)) {
       outcome('remembered');
       return toNext();

@@ -116,6 +116,35 @@ describe('which peer it offers', () => {
     expect(dir.summary()).toEqual({ peers: 1, builds: 1 });
   });
 
+  it('knows a build when one of several peers serves it', async () => {
+    const old = await peer({ build: 'buildOld', instance: 'a' });
+    const other = await peer({ build: 'buildOther', instance: 'b' });
+    const dir = directory([old.base, other.base]);
+    await dir.refresh();
+    expect([dir.knows('buildOld'), dir.knows('buildOther')]).toEqual([true, true]);
+    expect(dir.summary()).toEqual({ peers: 2, builds: 2 });
+  });
+
+  it('reaches a peer a name resolves to on IPv6', async () => {
+    const server = http.createServer((_, res) =>
+      res.writeHead(200).end(JSON.stringify({ build: 'buildV6', instance: 'v6' })),
+    );
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '::1', resolve));
+    const made = createDirectory({
+      sources: [{ kind: 'dns', name: 'peers.test', port: (server.address() as AddressInfo).port }],
+      self: SELF,
+      timeoutMs: 1000,
+      maxInFlight: 2,
+      lookup: () => Promise.resolve(['::1']),
+    });
+    directories.push(made);
+    await made.refresh();
+    expect(made.candidates('buildV6').peers.map((found) => found.base)).toEqual([
+      `http://[::1]:${(server.address() as AddressInfo).port}`,
+    ]);
+  });
+
   it('counts its own build among peers, not among the other builds', async () => {
     const same = await peer({ build: SELF.build, instance: 'c' });
     const old = await peer({ build: 'buildOld', instance: 'a' });

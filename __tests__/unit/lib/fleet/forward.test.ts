@@ -5,6 +5,7 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { Peer } from '../../../../lib/fleet/directory';
 import { type FetchOutcome, fetchFromPeer } from '../../../../lib/fleet/forward';
+import { HOP_HEADER } from '../../../../lib/fleet/paths';
 
 const closers: (() => void)[] = [];
 
@@ -41,16 +42,24 @@ async function rawPeer(answer: string, { hold = false } = {}) {
 }
 
 /** The instance: passes every request to `peer`, and keeps each fetch's outcome. */
-async function front(peer: Peer, kind: 'static' | 'data', maxBytes = 1000) {
+async function front(
+  peer: Peer,
+  kind: 'static' | 'data',
+  maxBytes = 1000,
+  { timeoutMs = 2000, noAddress = false } = {},
+) {
   const outcomes: FetchOutcome[] = [];
   const server: Server = http.createServer(async (req, res) => {
     const outcome = await fetchFromPeer({
       peer,
       target: req.url ?? '/',
       kind,
-      req,
+      // A request whose socket has no address any more (it closed as the request was read).
+      req: noAddress
+        ? ({ method: req.method, headers: req.headers, socket: {} } as http.IncomingMessage)
+        : req,
       res,
-      timeoutMs: 2000,
+      timeoutMs,
       maxBytes,
     });
     outcomes.push(outcome);
@@ -210,7 +219,8 @@ describe('a visitor who goes away', () => {
     const { peer, closed } = await rawPeer(head('200 OK', { 'Content-Length': 100_000 }) + 'x'.repeat(1000), {
       hold: true,
     });
-    const { base, outcomes } = await front(peer, 'static', 200_000);
+    // The fetch's own timeout is far away: only the visitor's leaving can end it in time.
+    const { base, outcomes } = await front(peer, 'static', 200_000, { timeoutMs: 60_000 });
     await hangUp(base, 1000);
     await closed[0];
     await until(() => outcomes.length > 0);
@@ -220,12 +230,108 @@ describe('a visitor who goes away', () => {
 
   it('before the peer answered: the fetch fails and the peer’s connection is closed', async () => {
     const { peer, closed } = await rawPeer('', { hold: true });
-    const { base, outcomes } = await front(peer, 'static');
+    const { base, outcomes } = await front(peer, 'static', 1000, { timeoutMs: 60_000 });
     await hangUp(base, 0);
     await closed[0];
     await until(() => outcomes.length > 0);
     expect(outcomes).toEqual(['failed']);
     expect(peer.inFlight).toBe(0);
+  });
+});
+
+describe('what is asked of the peer', () => {
+  it('for a static file: compression and the cache’s validators, never the visitor’s cookies', async () => {
+    const { peer, asked } = await rawPeer(head('200 OK', { 'Content-Length': 2 }) + 'ok');
+    const { base } = await front(peer, 'static');
+    await visit(base, {
+      headers: { 'Accept-Encoding': 'gzip', Cookie: 'session=1', 'If-Modified-Since': 'x' },
+    });
+    expect(asked[0]).toMatch(/\r\naccept-encoding: gzip\r\n/i);
+    expect(asked[0]).toMatch(/\r\nif-modified-since: x\r\n/i);
+    expect(asked[0]).not.toMatch(/cookie/i);
+    expect(asked[0]).not.toMatch(/x-forwarded-for/i);
+  });
+
+  it('for data: marked as one hop whatever the visitor sent in that header', async () => {
+    const { peer, asked } = await rawPeer(head('200 OK', { 'Content-Length': 2 }) + '{}');
+    const { base } = await front(peer, 'data');
+    await visit(base, { headers: { [HOP_HEADER]: 'instanceForged' } });
+    expect(asked[0]).toMatch(new RegExp(`\\r\\n${HOP_HEADER}: 1\\r\\n`, 'i'));
+    expect(asked[0]).not.toMatch(/instanceForged/);
+  });
+
+  it('for data from a visitor whose address is gone: no made-up address', async () => {
+    const { peer, asked } = await rawPeer(head('200 OK', { 'Content-Length': 2 }) + '{}');
+    const { base } = await front(peer, 'data', 1000, { noAddress: true });
+    await visit(base);
+    expect(asked[0]).not.toMatch(/x-forwarded-for/i);
+  });
+});
+
+describe('a peer’s connection', () => {
+  it('is kept for the next file once a file was passed on whole', async () => {
+    let connections = 0;
+    const server = http.createServer((_, res) => res.writeHead(200, { 'Content-Length': 2 }).end('ok'));
+    server.on('connection', () => (connections += 1));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    closers.push(() => {
+      agent.destroy();
+      server.closeAllConnections();
+      server.close();
+    });
+    const peer: Peer = {
+      base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      identity: { build: 'buildOld', instance: 'a' },
+      unanswered: 0,
+      failedUntil: 0,
+      inFlight: 0,
+      agent,
+    };
+    const { base, outcomes } = await front(peer, 'static');
+    for (let i = 0; i < 3; i += 1) {
+      expect(await visit(base)).toMatchObject({ status: 200, body: 'ok', whole: true });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(outcomes).toEqual(['found', 'found', 'found']);
+    expect(connections).toBe(1);
+  });
+
+  it('is read at the visitor’s pace: a visitor who reads nothing holds the peer back', async () => {
+    const total = 64 * 1024 * 1024;
+    let peerDone = false;
+    const server = http.createServer((_, res) => {
+      res.writeHead(200, { 'Content-Length': total });
+      const chunk = Buffer.alloc(1024 * 1024, 'x');
+      let left = total;
+      const pump = () => {
+        while (left > 0 && !res.destroyed) {
+          left -= chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+        res.end(() => (peerDone = true));
+      };
+      pump();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    closers.push(() => {
+      server.closeAllConnections();
+      server.close();
+    });
+    const peer: Peer = {
+      base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      identity: { build: 'buildOld', instance: 'a' },
+      unanswered: 0,
+      failedUntil: 0,
+      inFlight: 0,
+      agent: new http.Agent(),
+    };
+    const { base } = await front(peer, 'static', total, { timeoutMs: 10_000 });
+    const visitor = http.get(`${base}/x`, { agent: false }, (res) => res.pause());
+    visitor.on('error', () => {});
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(peerDone).toBe(false);
+    visitor.destroy();
   });
 });
 

@@ -75,6 +75,24 @@ describe('a lost build file', () => {
     expect(reload).toHaveBeenCalledTimes(2);
   });
 
+  it('reloads again exactly 30 s after the last reload', () => {
+    jest.useFakeTimers({ now: Date.parse('2026-11-25T12:00:00Z') });
+    recovery.recoverFromLostFile();
+    loadRecovery();
+    jest.advanceTimersByTime(recovery.RELOAD_AGAIN_AFTER_MS);
+    recovery.recoverFromLostFile();
+    expect(reload).toHaveBeenCalledTimes(2);
+  });
+
+  it('keeps its mark in the tab under a name of the shell’s own, beside the product’s', () => {
+    sessionStorage.setItem('', 'the product’s');
+    recovery.recoverFromLostFile();
+    expect(sessionStorage.getItem('')).toBe('the product’s');
+    expect(Object.keys(sessionStorage).filter((key) => key !== '')).toEqual([
+      expect.stringMatching(/^app-shell:/),
+    ]);
+  });
+
   it('does not reload, and does not throw, where the tab has no storage', () => {
     jest.spyOn(Storage.prototype, 'getItem').mockImplementation(() => {
       throw new Error('SecurityError');

@@ -153,6 +153,17 @@ describe('a request for another build’s file', () => {
     expect(counted).toEqual(['static found']);
   });
 
+  it('is asked of the peer over one kept-alive connection, not one connection a file', async () => {
+    const old = peer(OLD, serveChunk);
+    const oldBase = await old.base;
+    let connections = 0;
+    servers[servers.length - 1]!.on('connection', () => (connections += 1));
+    const self = await instance([oldBase]);
+    const before = connections; // the directory's identity question (fetch, its own client)
+    for (let i = 0; i < 3; i += 1) expect((await rawRequest(self.base, CHUNK)).status).toBe(200);
+    expect(connections - before).toBe(1);
+  });
+
   it('answers HEAD without a body', async () => {
     const old = peer(OLD, serveChunk);
     const self = await instance([await old.base]);
