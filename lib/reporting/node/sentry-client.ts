@@ -77,7 +77,8 @@ export function createSentrySender(config: SentryConfig): SentrySender {
     if (status === undefined) return;
     const record = event.type === 'transaction' ? recordTransaction : recordReport;
     if (status === QUEUED_STATUS) record('queued', '');
-    else if (status >= 200 && status < 300) record('sent', event.type === 'transaction' ? '2xx' : '');
+    // (A final answer is never under 200.)
+    else if (status < 300) record('sent', event.type === 'transaction' ? '2xx' : '');
     else record('dropped', `ingest_${statusClass(status)}`);
   });
   setCurrentClient(client);

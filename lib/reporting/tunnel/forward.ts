@@ -109,6 +109,6 @@ function timedOut(): Error {
 /** Why a send failed, as the browser is told: the ingest was too slow, or could not be reached. */
 export function failureReason(error: unknown): 'timeout' | 'unreachable' {
   // By name, not class: the abort error is a DOMException, from another realm in some hosts.
-  const name = typeof error === 'object' && error !== null && 'name' in error ? String(error.name) : '';
+  const name = (error as { name?: unknown } | null | undefined)?.name;
   return name === 'TimeoutError' || name === 'AbortError' ? 'timeout' : 'unreachable';
 }

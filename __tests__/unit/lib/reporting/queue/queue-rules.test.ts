@@ -287,6 +287,28 @@ describe('the order it sends in, and how many at once', () => {
     expect(sent.map(({ id }) => id)).toEqual([1, 1, 2]);
   });
 
+  it('sends an envelope with no items whatever is rate-limited: no limit applies to it', async () => {
+    const { queue, sent, state, wait } = harness();
+    state.reply = () => answer(429, { rateLimits: '60::organization', retryAfter: '60' });
+    await queue.start();
+    await queue.submit('server', envelope(1));
+    state.reply = () => answer(200);
+    await queue.submit('server', `{"event_id":"${'0'.repeat(31)}2","dsn":"${DSN}","x":"report 2"}\n`);
+    await wait(1000);
+    expect(sent.map(({ id }) => id)).toEqual([1, 2]);
+  });
+
+  it('sends an envelope while only some of its categories are rate-limited', async () => {
+    const { queue, sent, state, wait } = harness();
+    state.reply = () => answer(429, { rateLimits: '60:error:organization', retryAfter: '60' });
+    await queue.start();
+    await queue.submit('server', envelope(1));
+    state.reply = () => answer(200);
+    await queue.submit('server', `${envelope(2)}{"type":"attachment","length":2}\nab\n`);
+    await wait(1000);
+    expect(sent.map(({ id }) => id)).toEqual([1, 2]);
+  });
+
   it('sends a transaction while only errors are rate-limited', async () => {
     const { queue, sent, state, wait } = harness();
     state.reply = () => answer(429, { rateLimits: '60:error:organization', retryAfter: '60' });

@@ -52,6 +52,46 @@ describe('what it keeps of the ingest’s answer', () => {
       forwarder.close();
     }
   });
+
+  it('a body of exactly 16 KiB, whole', async () => {
+    const { url } = await ingest((res) => {
+      res.writeHead(200);
+      for (let i = 0; i < 16; i += 1) res.write('y'.repeat(1024));
+      res.end();
+    });
+    const forwarder = createIngestForwarder(url, 1);
+    try {
+      expect((await forwarder.send('{}', {}, { timeoutMs: 5000 })).body).toBe('y'.repeat(16 * 1024));
+    } finally {
+      forwarder.close();
+    }
+  });
+});
+
+describe('what it sends', () => {
+  it('a POST of the envelope with its length', async () => {
+    const seen: string[] = [];
+    const server = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        seen.push(`${req.method} ${req.headers['content-length']} ${body}`);
+        res.end('{}');
+      });
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const forwarder = createIngestForwarder(
+      new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api/1/envelope/`),
+      1,
+    );
+    try {
+      await forwarder.send('{"é":1}', {}, { timeoutMs: 5000 });
+      expect(seen).toEqual(['POST 8 {"é":1}']);
+    } finally {
+      forwarder.close();
+    }
+  });
 });
 
 describe('its connections', () => {
@@ -79,6 +119,31 @@ describe('its connections', () => {
 });
 
 describe('its failures', () => {
+  it('an ingest that breaks off its answer: a failure at once, not a wait for the timeout', async () => {
+    const { url } = await ingest((res) => {
+      res.writeHead(200, { 'Content-Length': 100 });
+      res.write('{"id"');
+      setTimeout(() => res.destroy(), 20);
+    });
+    const forwarder = createIngestForwarder(url, 1);
+    try {
+      const failure = await forwarder.send('{}', {}, { timeoutMs: 60_000 }).catch((error: unknown) => error);
+      expect(failureReason(failure)).toBe('unreachable');
+    } finally {
+      forwarder.close();
+    }
+  });
+
+  it.each([
+    [{ name: 'TimeoutError' }, 'timeout'],
+    [{ name: 'AbortError' }, 'timeout'],
+    [new Error('connect ECONNREFUSED'), 'unreachable'],
+    ['TimeoutError', 'unreachable'],
+    [null, 'unreachable'],
+  ])('names %p %s', (error, reason) => {
+    expect(failureReason(error)).toBe(reason);
+  });
+
   it('a DSN it cannot read, at once', () => {
     // (Sentry's parser says so on the console too.)
     const console_ = jest.spyOn(console, 'error').mockImplementation(() => {});

@@ -572,6 +572,19 @@ describe('what the tunnel counts', () => {
     expect(counted).toEqual(['abandoned browser_gone']);
   });
 
+  it('counts a browser that left halfway through its upload', async () => {
+    await new Promise<void>((resolve) => {
+      const socket = connect((app.address() as AddressInfo).port, '127.0.0.1');
+      socket.write(`POST ${PATH} HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"event_id"`);
+      setTimeout(() => {
+        socket.destroy();
+        resolve();
+      }, 50);
+    });
+    await until(() => counted.length === 1, 2000);
+    expect(counted).toEqual(['abandoned upload_aborted']);
+  });
+
   it('passes back at most 512 characters of what the ingest said', async () => {
     ingestAnswer = (res) => res.writeHead(400).end('y'.repeat(2000));
     expect(await (await post(envelope(tunnelDsn))).text()).toBe('y'.repeat(512));
@@ -607,6 +620,13 @@ describe('what the tunnel does with a body it will not read', () => {
     });
   }
   const big = 'x'.repeat(5000);
+
+  it('closes the connection of an upload too slow to wait for, whatever length it declared', async () => {
+    const answered = await onOneConnection(
+      `POST ${PATH} HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"event_id"`,
+    );
+    expect(answered).toEqual({ statuses: ['HTTP/1.1 408'], closed: true });
+  });
 
   it('closes the connection after a too-large chunked body, which nothing bounds', async () => {
     const answered = await onOneConnection(
