@@ -17,6 +17,29 @@ import { MAX_DEPTH } from '../../../../../lib/reporting/scrub/deep';
 /** A Visa test number: 16 digits that pass Luhn's check, so the scrubber takes them for a card. */
 const CARD_LIKE = '4111111111111111';
 
+describe('the SDK’s notes and breadcrumbs of an event', () => {
+  it('passes notes without a sampling context as they are', () => {
+    const notes = { normalizedRequest: { url: '/orders/7' } };
+    const out = scrubEvent({ message: 'm', sdkProcessingMetadata: notes } as Event);
+    expect(out.message).toBe('m');
+    expect(out.sdkProcessingMetadata).toEqual(notes);
+  });
+
+  it('routes a breadcrumb’s text URLs and leaves its other values to the scrubber', () => {
+    const out = scrubEvent(
+      {
+        message: 'm',
+        breadcrumbs: [{ category: 'fetch', data: { url: 42, to: '/orders/7', method: 'GET' } }],
+      } as Event,
+      { routeOf: () => '/orders/[id]' },
+    );
+    expect(out.message).toBe('m');
+    expect(out.breadcrumbs).toEqual([
+      { category: 'fetch', data: { url: 42, to: '/orders/[id]', method: 'GET' } },
+    ]);
+  });
+});
+
 describe('what an event keeps as the SDK wrote it', () => {
   it('its ids, times, type, platform and level, even when an id looks like a card number', () => {
     const event = {
