@@ -172,7 +172,8 @@ export async function startManagement(options: ManagementOptions): Promise<Manag
       });
       worker.on('error', (error) => {
         log('error', 'management.worker_failed', { error: errorFields(error) });
-        if (!started) reject(error);
+        // (Once started, the promise is settled and this does nothing.)
+        reject(error);
       });
       worker.on('exit', (code) => {
         if (stopping || !started) return;
@@ -192,7 +193,15 @@ export async function startManagement(options: ManagementOptions): Promise<Manag
       });
     });
 
-  let current = await spawn();
+  let current: Worker;
+  try {
+    current = await spawn();
+  } catch (error) {
+    // A start that failed leaves nothing running behind it.
+    clearInterval(beating);
+    clearInterval(deciding$);
+    throw error;
+  }
   log('info', 'management.listening', { host: options.host, port });
   return {
     port,
