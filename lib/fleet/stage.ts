@@ -90,7 +90,7 @@ export function createFleet({
     for (const peer of asked.slice(0, MAX_BUILDS_ASKED)) {
       const left = deadline - now();
       if (left <= 0 || res.destroyed) break;
-      const target = req.url ?? '/';
+      const target = req.url as string; // (a server's request always has one)
       const result = await fetchFromPeer({
         peer,
         target: wanted.kind === 'static' ? target.split('?', 1)[0]! : target,
@@ -123,7 +123,7 @@ export function createFleet({
         // A peer this instance does not know yet asking: it has just started. (At most one refresh a
         // second, whatever ids strangers send.)
         const asker = req.headers[HOP_HEADER];
-        if (typeof asker === 'string' && isBuildId(asker) && !peers.knowsInstance(asker)) peers.introduced();
+        if (isBuildId(asker) && !peers.knowsInstance(asker)) peers.introduced();
         res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
         res.end(identityBody); // to HEAD, Node writes the headers alone
         return true;

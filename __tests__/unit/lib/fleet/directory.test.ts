@@ -7,6 +7,7 @@ import {
   type Directory,
   type Identity,
   PEER_BACKOFF_MS,
+  REFRESH_MS,
   UNKNOWN_BUILD_REFRESH_MS,
 } from '../../../../lib/fleet/directory';
 import { IDENTITY_PATH } from '../../../../lib/fleet/paths';
@@ -193,6 +194,41 @@ describe('when it says the fleet changed', () => {
 });
 
 describe('when it asks again', () => {
+  it(`every ${REFRESH_MS / 1000} s once started, and not once stopped`, async () => {
+    // Only the refresh's interval on the test's clock: the questions themselves run in real time.
+    jest.useFakeTimers({
+      doNotFake: [
+        'Date',
+        'hrtime',
+        'nextTick',
+        'performance',
+        'queueMicrotask',
+        'setImmediate',
+        'clearImmediate',
+        'setTimeout',
+        'clearTimeout',
+      ],
+    });
+    try {
+      const old = await peer({ build: 'buildOld', instance: 'a' });
+      const dir = directory([old.base]);
+      await dir.start();
+      expect(old.asked).toBe(1);
+      jest.advanceTimersByTime(REFRESH_MS - 1);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(old.asked).toBe(1);
+      jest.advanceTimersByTime(1);
+      await until(() => old.asked === 2);
+      expect(old.asked).toBe(2);
+      dir.stop();
+      jest.advanceTimersByTime(REFRESH_MS);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(old.asked).toBe(2);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it(`for a build it does not know: at once the first time, then at most once per ${UNKNOWN_BUILD_REFRESH_MS} ms`, async () => {
     const old = await peer({ build: 'buildOld', instance: 'a' });
     const clock = { ms: 1_000_000 };
