@@ -94,7 +94,7 @@ export interface Pipeline {
 function nextFailed(req: IncomingMessage, res: ServerResponse, error: unknown): void {
   const reference = reportThroughServerHook(error, {
     route: '(server)',
-    method: req.method ?? '-',
+    method: req.method as string, // (a server's request always has one)
     status: 500,
     path: req.url,
     mechanism: 'request_handler',
@@ -129,11 +129,11 @@ export function createPipeline({
     connections.requestStarted(req, res);
     requests.requestStarted(res);
     observer.requestStarted(req, res);
-    setSecurityHeaders(res, req.url ?? '/');
+    setSecurityHeaders(res, req.url as string);
     res.setHeader(ANSWER_HEADER, '1');
     if (answeredBeforeNext(req, res)) return observer.answeredAs(res, ROUTES.refused);
     // SECURITY: Next's cost for a query grows with the square of its parameters; bound it first.
-    const query = boundQuery(req.url ?? '/');
+    const query = boundQuery(req.url as string);
     req.url = query.kind === 'too-many' ? query.path : query.url;
     if (query.kind === 'too-many') {
       observer.answeredAs(res, ROUTES.refused);

@@ -71,6 +71,7 @@ function startTransaction(req: IncomingMessage, budget: TraceBudget): Span {
     // and a span named by its URL keeps its name out of the trace's sampling context.
     name: method,
     op: 'http.server',
+    // Stryker disable next-line BooleanLiteral: a span with no parent is a transaction anyway; this says it is meant.
     forceTransaction: true,
     attributes: {
       'sentry.origin': 'auto.http.app_shell',
@@ -84,6 +85,7 @@ function startTransaction(req: IncomingMessage, budget: TraceBudget): Span {
   // shared, so a trace is never taken from them. SECURITY: only the trace id, parent and decision
   // are taken from the request, never its `baggage`: a stranger's release, environment or any
   // other value would otherwise ride along with our transactions and into the document.
+  // Stryker disable next-line ConditionalExpression: continueTrace with no header starts a new trace too; this says so.
   if (sentryTrace === undefined) return startNewTrace(() => startInactiveSpan(options));
   return continueTrace({ sentryTrace, baggage: undefined }, () => startInactiveSpan(options));
 }
@@ -102,9 +104,11 @@ export function createRequestTracer({
       const span = startTransaction(req, budget);
       const meta: TraceMeta = {
         sentryTrace: spanToTraceHeader(span),
+        // Stryker disable next-line StringLiteral: a span's sampling context always has a trace id, so a header.
         baggage: dynamicSamplingContextToSentryBaggageHeader(getDynamicSamplingContextFromSpan(span)) ?? '',
       };
       (req as IncomingMessage & { [TRACE_META]?: TraceMeta })[TRACE_META] = meta;
+      // Stryker disable next-line ConditionalExpression: a span not recorded ignores its name and end; this saves the listener.
       if (!span.isRecording()) return;
       res.once('close', () => {
         try {

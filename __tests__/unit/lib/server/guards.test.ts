@@ -3,6 +3,7 @@ import { connect, type AddressInfo, type Socket } from 'node:net';
 import { once } from 'node:events';
 import {
   ALLOW,
+  answeredBeforeItsBody,
   answeredBeforeNext,
   clientErrorAnswer,
   guardConnections,
@@ -81,6 +82,7 @@ describe('answeredBeforeNext', () => {
   it.each([
     ['GET', '*'],
     ['GET', 'example.com:443'],
+    ['OPTIONS', 'example.com:443'],
   ])('answers %s %s with 400', (method, url) => {
     const res = fakeResponse();
     expect(answeredBeforeNext(fakeRequest({ url, method }), res as unknown as ServerResponse)).toBe(true);
@@ -220,7 +222,29 @@ describe('guardConnections on a real server', () => {
   });
 });
 
+describe('answeredBeforeItsBody', () => {
+  const socketReading = (incoming: object | null) => ({ parser: { incoming } }) as unknown as Socket;
+
+  it('is true only while a request answered early is still being discarded', () => {
+    expect(answeredBeforeItsBody(socketReading({ complete: false, _dumped: true }))).toBe(true);
+    expect(answeredBeforeItsBody(socketReading({ complete: true, _dumped: true }))).toBe(false);
+    expect(answeredBeforeItsBody(socketReading({ complete: false, _dumped: false }))).toBe(false);
+    expect(answeredBeforeItsBody(socketReading(null))).toBe(false);
+  });
+});
+
 describe('refuseTooManyParams', () => {
+  it('answers an API client’s HEAD with the problem’s headers and no body', () => {
+    const res = fakeResponse();
+    refuseTooManyParams(
+      fakeRequest({ url: '/api/orders', method: 'HEAD' }),
+      res as unknown as ServerResponse,
+      () => Promise.resolve(),
+    );
+    expect(res.status).toBe(414);
+    expect(res.body).toBe('');
+  });
+
   it('answers API clients with problem details, without rendering a screen', () => {
     const res = fakeResponse();
     const renderScreen = jest.fn(() => Promise.resolve());

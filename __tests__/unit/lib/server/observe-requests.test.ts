@@ -224,6 +224,14 @@ describe('cutUrl at its edges', () => {
     expect(cutUrl(url)).toBe(url);
   });
 
+  it(`leaves a path with no query of ${MAX} characters whole, and cuts one a character longer`, () => {
+    const path = `${segments(227)}/${'b'.repeat(MAX - 227 * 9 - 1)}`;
+    expect(path).toHaveLength(MAX);
+    expect(cutUrl(path)).toBe(path);
+    expect(cutUrl(`${path}c`)).toBe(`${segments(227)}/…`);
+    expect(cutUrl('/a')).toBe('/a');
+  });
+
   it('cuts a long path with no query between segments, keeping a segment that ends at the limit', () => {
     // 227 segments end at 2,043; one more (2,052) is over.
     const path = segments(230);

@@ -105,6 +105,21 @@ it('answers an API path no route serves with problem details that say so', async
   expect(JSON.parse(answer.body)).toMatchObject({ status: 404, detail: 'No API route answers this path.' });
 });
 
+it('answers HEAD for an API path no route serves with the problem’s headers alone', async () => {
+  const { port } = await start({ isApiRoute: () => false });
+  const answer = await sendRaw(port, 'HEAD /api/nope HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+  expect(answer.status).toBe(404);
+  expect(answer.body).toBe('');
+});
+
+it.each([
+  [false, "script-src 'self';"],
+  [true, "script-src 'self' 'unsafe-eval';"],
+])('sets the security headers of a dev server (%p) on every answer', async (dev, scripts) => {
+  const { get } = await start({ dev });
+  expect((await get('/orders')).headers['content-security-policy']![0]).toContain(scripts);
+});
+
 it('cuts an answer Next failed after starting it, reported as the server’s route', async () => {
   const reporter = jest.fn(() => 'ref-1');
   installServerReporter(reporter);

@@ -7,7 +7,9 @@ import { type Event, parseEnvelope } from '@sentry/core';
 import { lifecycleState, resetLifecycle } from '../../../../lib/lifecycle/state';
 import { createSentrySender } from '../../../../lib/reporting/node/sentry-client';
 import { type TraceMeta, traceMetaOf } from '../../../../lib/reporting/trace-meta';
+import { recorderSlot } from '../../../../lib/metrics/record';
 import { createRequestTracer } from '../../../../lib/server/trace-requests';
+import { recorderWith } from '../../../support/recorder';
 
 let ingest: Server;
 let app: Server;
@@ -102,6 +104,28 @@ describe('a traced request', () => {
     // Neither the concrete path nor its query reaches the ingest or the document.
     expect(JSON.stringify(transaction)).not.toMatch(/orders\/42|s3cr3t/);
     expect(meta.baggage).not.toMatch(/orders|s3cr3t/);
+  });
+
+  it('says it was made by the shell, for which method', async () => {
+    await get('/orders/43');
+    const [transaction] = await transactions();
+    expect(transaction!.contexts!.trace).toMatchObject({
+      origin: 'auto.http.app_shell',
+      data: expect.objectContaining({ 'http.request.method': 'GET' }),
+    });
+  });
+
+  it('spends none of the budget on a trace that is not sampled', async () => {
+    const counted: string[] = [];
+    recorderSlot.write(recorderWith({ inheritedSampled: (outcome) => counted.push(outcome) }));
+    try {
+      await get('/orders/9', { 'sentry-trace': `${TRACE_ID}-${SPAN_ID}-0` });
+      await get('/orders/10', { 'sentry-trace': `${TRACE_ID}-${SPAN_ID}-1` });
+      expect(counted).toEqual(['honoured']);
+      expect(await transactions()).toHaveLength(1);
+    } finally {
+      recorderSlot.clear();
+    }
   });
 
   it('is answered status by status', async () => {
