@@ -22,7 +22,8 @@ const TIMEOUT_CODES = new Set([
  * `errors` (a connection tried on several addresses fails with an AggregateError).
  */
 export function failureKind(error: unknown, depth = 0): FailureKind {
-  if (!error || typeof error !== 'object' || depth > 3) return 'failed';
+  // (A thrown value that is no object has none of the fields read below.)
+  if (!error || depth > 3) return 'failed';
   const { name, code, cause, errors } = error as {
     name?: unknown;
     code?: unknown;

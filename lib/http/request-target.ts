@@ -6,14 +6,15 @@ export type RequestTarget = { kind: 'path'; path: string } | { kind: 'asterisk' 
 
 /** @param target `req.url`, as Node received it */
 export function parseRequestTarget(target: string | undefined): RequestTarget {
-  if (typeof target !== 'string' || target === '') return { kind: 'invalid' };
+  // (An empty target is none of the forms below.)
+  if (typeof target !== 'string') return { kind: 'invalid' };
   if (target.startsWith('/')) return { kind: 'path', path: target };
   if (target === '*') return { kind: 'asterisk' };
   // RFC 9112 §3.2.2: a server must accept absolute-form. This app serves one site, so only the path
   // and query count; the authority is dropped rather than echoed into a redirect.
   const absolute = /^https?:\/\/[^/?#]*(.*)$/i.exec(target);
   if (absolute) {
-    const rest = absolute[1] ?? '';
+    const rest = absolute[1] as string; // (.* always matches)
     return { kind: 'path', path: rest.startsWith('/') ? rest : `/${rest}` };
   }
   return { kind: 'invalid' };

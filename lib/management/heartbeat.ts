@@ -44,6 +44,7 @@ export function heartbeatIn(buffer: SharedArrayBuffer = new SharedArrayBuffer(HE
       Atomics.add(sequence, 0, 1); // even: whole
     },
     read: () => {
+      // Stryker disable next-line EqualityOperator,UnaryOperator: a bound on retries while another thread writes, which one test thread cannot make.
       for (let attempt = 0; attempt < 100; attempt += 1) {
         const before = Atomics.load(sequence, 0);
         if (before % 2 === 1) continue;

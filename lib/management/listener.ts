@@ -130,6 +130,7 @@ export async function startManagement(options: ManagementOptions): Promise<Manag
   const deciding$ = setInterval(decide, options.decideEveryMs ?? 1000);
   deciding$.unref();
 
+  // Stryker disable next-line StringLiteral: unit tests use stand-in workers; the e2e tests run this one from dist/.
   const workerFile = options.workerFile ?? path.join(__dirname, 'worker.js');
   let stopping = false;
   let port = options.port;
@@ -179,6 +180,7 @@ export async function startManagement(options: ManagementOptions): Promise<Manag
         if (stopping || !started) return;
         if (isCrashLoop(restarts, Date.now())) {
           log('error', 'management.worker_given_up', { code, restarts: restarts.length });
+          // Stryker disable next-line ArrowFunction: a unit test cannot let the process exit; its stand-in giveUp is called instead.
           (options.giveUp ?? (() => process.exit(1)))();
           return;
         }
@@ -187,6 +189,7 @@ export async function startManagement(options: ManagementOptions): Promise<Manag
           (next) => (current = next),
           (error: unknown) => {
             log('error', 'management.worker_given_up', { error: errorFields(error) });
+            // Stryker disable next-line ArrowFunction: a unit test cannot let the process exit; its stand-in giveUp is called instead.
             (options.giveUp ?? (() => process.exit(1)))();
           },
         );

@@ -76,6 +76,7 @@ describe('answerBeacon', () => {
     expect(count).not.toHaveBeenCalled();
     expect(res.status).toBe(405);
     expect(res.headers).toMatchObject({ Allow: 'POST' });
+    expect(res.body).toBe('Only POST.');
   });
 });
 
@@ -122,6 +123,9 @@ describe('addVary', () => {
     const res = response(['Accept-Encoding', ' , Cookie']);
     addVary(res, 'Accept-Language');
     expect(res.vary()).toBe('Accept-Encoding, Cookie, Accept-Language');
+    const list = response(['Accept-Encoding', 'Cookie']);
+    addVary(list, 'Accept-Language');
+    expect(list.vary()).toBe('Accept-Encoding, Cookie, Accept-Language');
   });
 
   it('never lists a field twice, whatever its case, and adds nothing to *', () => {
@@ -159,6 +163,11 @@ describe('sendProblem, on a response in any state', () => {
       sendProblem(res as unknown as ServerResponse, 413, 'Too large.', { method });
       expect(res.body).toBe(problemBody(413, 'Too large.'));
     }
+    // Not left to Node: the same answer may be written to a response that is not Node's own.
+    const head = fakeResponse();
+    sendProblem(head as unknown as ServerResponse, 413, 'Too large.', { method: 'HEAD' });
+    expect(head.body).toBeUndefined();
+    expect(head.headers['Content-Length']).toBe(String(Buffer.byteLength(problemBody(413, 'Too large.'))));
   });
 
   it('titles a status Node has no name for "Error"', () => {

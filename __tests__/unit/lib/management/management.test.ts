@@ -197,6 +197,8 @@ describe('the management server', () => {
       identity: IDENTITY,
       metrics: false,
     });
+    // A slow client is dropped after 5 s, not Node's minutes.
+    expect([server.requestTimeout, server.headersTimeout]).toEqual([5000, 5000]);
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -475,11 +477,35 @@ describe('the scraper that asks the main thread', () => {
     expect(ask).toHaveBeenCalledTimes(2);
   });
 
-  it('gives up after its timeout, and on a failed question, with null', async () => {
+  it('gives up after its timeout, and on a failed question at once, with null', async () => {
     expect(await scraper(() => new Promise(() => {}), { timeoutMs: 20, reuseMs: 0 })()).toBeNull();
+    // The timeout is far away: only the failed question can end this one in time.
     expect(
-      await scraper(() => Promise.reject(new Error('gone')), { timeoutMs: 1000, reuseMs: 0 })(),
+      await scraper(() => Promise.reject(new Error('gone')), { timeoutMs: 60_000, reuseMs: 0 })(),
     ).toBeNull();
+  });
+
+  it('reuses an answer for less than the reuse time, and asks again at it', async () => {
+    let asked = 0;
+    const now = jest.spyOn(Date, 'now').mockReturnValue(1_000_000);
+    try {
+      const scrape = scraper(
+        () => {
+          asked += 1;
+          return Promise.resolve({ contentType: 'text/plain', text: 'up 1\n' });
+        },
+        { timeoutMs: 1000, reuseMs: 500 },
+      );
+      await scrape();
+      now.mockReturnValue(1_000_499);
+      await scrape();
+      expect(asked).toBe(1);
+      now.mockReturnValue(1_000_500);
+      await scrape();
+      expect(asked).toBe(2);
+    } finally {
+      now.mockRestore();
+    }
   });
 });
 
@@ -738,6 +764,31 @@ describe('the worker that serves them', () => {
     });
     try {
       expect(JSON.parse(readFileSync(`${base}.data`, 'utf8'))).toEqual({ metrics: true });
+    } finally {
+      await management.stop();
+    }
+  });
+
+  it('beats and decides again when told to refresh', async () => {
+    let beats = 0;
+    let decisions = 0;
+    const management = await startManagement({
+      ...options(path.join(FIXTURES, 'listens.cjs'), jest.fn()),
+      loopDelayMs: () => (beats += 1),
+      readiness: () => {
+        decisions += 1;
+        return Promise.resolve('pass');
+      },
+      beatEveryMs: 60_000,
+      decideEveryMs: 60_000,
+    });
+    try {
+      await new Promise((resolve) => setImmediate(resolve));
+      const before = [beats, decisions];
+      management.refresh();
+      await new Promise((resolve) => setImmediate(resolve));
+      // Its own beat, one decision, and the beat that writes what was decided.
+      expect([beats - before[0]!, decisions - before[1]!]).toEqual([2, 1]);
     } finally {
       await management.stop();
     }
