@@ -180,6 +180,7 @@ export function createReportQueue(options: QueueOptions): ReportQueue {
   };
   const forget = (entry: Waiting) => {
     const at = waiting.indexOf(entry);
+    // Stryker disable next-line ConditionalExpression: every entry forgotten waits (hold puts each in line first); a guard.
     if (at >= 0) waiting.splice(at, 1);
     count(entry, -1);
     void store.remove(entry);
@@ -207,6 +208,7 @@ export function createReportQueue(options: QueueOptions): ReportQueue {
 
   function schedule(at: number) {
     if (stopped) return;
+    // Stryker disable next-line EqualityOperator: a timer set again for the same moment changes nothing.
     if (timer && timerAt <= at) return;
     if (timer) clearTimeout(timer);
     timerAt = at;
@@ -342,6 +344,7 @@ export function createReportQueue(options: QueueOptions): ReportQueue {
       waiting.push(entry);
       // Ids sort by when they were made; an entry written late still goes in its place. (Ids are
       // unique, so no two compare equal.)
+      // Stryker disable next-line EqualityOperator: ids are unique, so no two compare equal.
       waiting.sort((a, b) => (a.id < b.id ? -1 : 1));
       events.queued(source);
       schedule(resumeAt);

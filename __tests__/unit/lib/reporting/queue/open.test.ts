@@ -24,7 +24,8 @@ afterEach(() => {
 
 describe('opening the report queue', () => {
   it('keeps what waits in the folder it is given, and puts the queue in its slot', async () => {
-    const where = path.join(folder, 'queue');
+    // A folder whose parents do not exist yet either, as on a new volume.
+    const where = path.join(folder, 'var', 'queue');
     queue = await openReportQueue({ dsn: DSN, folder: where, limits: {}, senders: null, ingest: INGEST });
     expect(reportQueueSlot.read()).toBe(queue);
     expect(await queue.submit('server', envelope)).toEqual({ kind: 'queued' });
@@ -81,6 +82,36 @@ describe('opening the report queue', () => {
       await queue.submit('browser', envelope);
       await queue.submit('browser', envelope);
       expect(counted).toEqual(['retried unreachable', 'queued browser', 'dropped browser full']);
+    } finally {
+      recorderSlot.clear();
+    }
+  });
+
+  it('counts an envelope that waited as sent once the ingest took it', async () => {
+    const counted: string[] = [];
+    let status = 500;
+    recorderSlot.write(
+      recorderWith({
+        reportQueue: (event, labels) =>
+          counted.push([event, labels.source, labels.reason].filter(Boolean).join(' ')),
+      }),
+    );
+    try {
+      queue = await openReportQueue({
+        dsn: DSN,
+        folder: null,
+        limits: { minBackoffMs: 10, maxBackoffMs: 10 },
+        senders: () => ({
+          send: () => Promise.resolve({ status, rateLimits: null, retryAfter: null, body: '' }),
+        }),
+        ingest: INGEST,
+      });
+      await queue.submit('server', envelope);
+      status = 200;
+      const deadline = Date.now() + 3000;
+      while (!counted.includes('sent server') && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(counted).toEqual(['retried status_5xx', 'queued server', 'sent server']);
     } finally {
       recorderSlot.clear();
     }

@@ -321,6 +321,32 @@ describe('the order it sends in, and how many at once', () => {
   });
 });
 
+describe('what a full share gives up', () => {
+  it('a browser’s error is refused when its share is full, and the server’s transactions stay', async () => {
+    const { queue, events, state } = harness({ limits: { maxEnvelopes: 4 } });
+    state.reply = () => answer(500);
+    await queue.start();
+    await queue.submit('server', envelope(1, 'transaction'));
+    await queue.submit('browser', envelope(2));
+    await queue.submit('browser', envelope(3));
+    expect(await queue.submit('browser', envelope(4))).toEqual({ kind: 'full' });
+    expect(events.filter((event) => event.startsWith('dropped'))).toEqual(['dropped browser full']);
+    expect(queue.stats().envelopes).toEqual({ server: 1, browser: 2 });
+  });
+
+  it('a server error makes room only among the server’s own transactions, never the browser’s', async () => {
+    const { queue, events, state } = harness({ limits: { maxEnvelopes: 4 } });
+    state.reply = () => answer(500);
+    await queue.start();
+    await queue.submit('server', envelope(1));
+    await queue.submit('server', envelope(2));
+    await queue.submit('browser', envelope(3, 'transaction'));
+    expect(await queue.submit('server', envelope(4))).toEqual({ kind: 'full' });
+    expect(events.filter((event) => event.startsWith('dropped'))).toEqual(['dropped server full']);
+    expect(queue.stats().envelopes).toEqual({ server: 2, browser: 1 });
+  });
+});
+
 describe('start, persist and stop', () => {
   /** A store that hands back `left` as an earlier process's entries. */
   function leftBehind(left: StoredEntry[]): EnvelopeStore & { removed: string[] } {
@@ -436,6 +462,47 @@ describe('start, persist and stop', () => {
     expect(await queue.submit('server', envelope(1))).toEqual({ kind: 'queued' });
     await wait(2000);
     expect(sent).toEqual([]);
+  });
+
+  it('sets no timer for what is submitted once stopped', async () => {
+    const { queue } = harness();
+    await queue.start();
+    queue.stop();
+    await queue.submit('server', envelope(1));
+    expect(jest.getTimerCount()).toBe(0);
+  });
+
+  it('sends nothing more once stopped, even when a send under way ends after the stop', async () => {
+    const { queue, sent, state, wait } = harness();
+    state.reply = () => answer(500);
+    await queue.start();
+    await queue.submit('server', envelope(1));
+    await queue.submit('server', envelope(2));
+    // The ingest is back but slow: the first retry is under way when the process stops.
+    state.reply = () => answer(200);
+    state.takesMs = 500;
+    await wait(1200);
+    expect(sent.map(({ id }) => id)).toEqual([1, 1]);
+    queue.stop();
+    await wait(5000);
+    expect(sent.map(({ id }) => id)).toEqual([1, 1]);
+  });
+
+  it('sends an envelope again that was written while on its way and then not taken', async () => {
+    const { queue, sent, state, wait } = harness();
+    await queue.start();
+    state.reply = () => answer(500);
+    state.takesMs = 100;
+    const answered = queue.submit('server', envelope(1));
+    await jest.advanceTimersByTimeAsync(10);
+    // Told to stop while it is on its way: written, marked as being sent.
+    await queue.persist(1000);
+    await jest.advanceTimersByTimeAsync(100);
+    expect(await answered).toEqual({ kind: 'queued' });
+    state.reply = () => answer(200);
+    state.takesMs = 0;
+    await wait(3000);
+    expect(sent.map(({ id }) => id)).toEqual([1, 1]);
   });
 
   it('sends nothing more once stopped, its retry timer cleared', async () => {

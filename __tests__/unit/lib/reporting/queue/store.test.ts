@@ -97,6 +97,35 @@ describe('the folder store', () => {
     );
   });
 
+  it('loads many entries in the order they were made, whatever order the folder lists them in', async () => {
+    const order = Array.from({ length: 40 }, (_, i) => i).sort(() => Math.random() - 0.5);
+    for (const i of order) {
+      const id = `${String(i + 1).padStart(15, '0')}-000000-abcdef`;
+      writeFileSync(path.join(folder, `${id}.envelope`), `${JSON.stringify({ ...FACTS, queuedAt: i })}\nx`);
+    }
+    const loaded = await folderStore(folder).load();
+    expect(loaded.map(({ queuedAt }) => queuedAt)).toEqual(Array.from({ length: 40 }, (_, i) => i));
+  });
+
+  it('leaves no file open once it has loaded', async () => {
+    for (let i = 0; i < 20; i += 1)
+      writeFileSync(
+        path.join(folder, `${String(i + 1).padStart(15, '0')}-000000-abcdef.envelope`),
+        `${JSON.stringify(FACTS)}\nx`,
+      );
+    const open = () => readdirSync('/proc/self/fd').length;
+    const before = open();
+    await folderStore(folder).load();
+    expect(open()).toBe(before);
+  });
+
+  it('fails a write it could not make, leaving no half-written file', async () => {
+    const store = folderStore(folder);
+    await store.load();
+    rmSync(folder, { recursive: true, force: true });
+    await expect(store.put(FACTS, body('x'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
   it('keeps a facts line of up to 4 KiB', async () => {
     const facts = JSON.stringify({ ...FACTS, headers: { 'user-agent': 'U'.repeat(3900) } });
     expect(facts.length).toBeLessThan(4096);
