@@ -144,6 +144,36 @@ describe('startBrowserReporting', () => {
     expect(scripts()).toEqual([file]);
   });
 
+  it('asks for the SDK file when the browser says it is idle, waiting at most 3 s', async () => {
+    const idle = jest.fn((callback: () => void) => {
+      callback();
+      return 1;
+    });
+    Object.assign(window, { requestIdleCallback: idle });
+    try {
+      const { startBrowserReporting } = await load();
+      startBrowserReporting();
+      jest.runAllTimers();
+      expect(idle).toHaveBeenCalledWith(expect.any(Function), { timeout: 3000 });
+      expect(scripts()).toEqual([BUILD.APP_SENTRY_SDK_URL]);
+    } finally {
+      delete (window as { requestIdleCallback?: unknown }).requestIdleCallback;
+    }
+  });
+
+  it('takes the SDK file’s start once, however often its event comes', async () => {
+    const { reportBrowserError, startBrowserReporting } = await load();
+    startBrowserReporting();
+    jest.runAllTimers();
+    const first: [unknown, string, Mechanism][] = [];
+    const second: [unknown, string, Mechanism][] = [];
+    sdkArrives(first);
+    // Another copy of the file, or a page's own event of that name: ignored.
+    sdkArrives(second);
+    reportBrowserError(new Error('after'), 'onerror');
+    expect([first.length, second.length]).toEqual([1, 0]);
+  });
+
   it('never asks for the tracing file when the build traces nothing', async () => {
     jest.spyOn(Math, 'random').mockReturnValue(0);
     // Even for a document the server sampled.

@@ -119,6 +119,45 @@ describe('what a capture carries', () => {
     expect(uncaught.request?.headers?.['User-Agent']).toBe(navigator.userAgent);
   });
 
+  it('the clicks and navigations before it, by route, and no note of earlier reports', async () => {
+    const sdk = startSdk();
+    const sent = sentEvents(getClient() as BrowserClient);
+    const button = document.createElement('button');
+    button.textContent = 'Pay';
+    document.body.append(button);
+    try {
+      button.click();
+      window.history.pushState(null, '', '/orders/43');
+      // Refused at once by jsdom (nothing listens here); the request is noted all the same.
+      await new Promise<void>((resolve) => {
+        const xhr = new XMLHttpRequest();
+        xhr.open('GET', 'http://127.0.0.1:9/api/orders');
+        xhr.onloadend = () => resolve();
+        xhr.send();
+      });
+      sdk.capture(new Error('first'), '2c3d4e5f'.repeat(4), 'onerror');
+      sdk.capture(new Error('second'), '3d4e5f6a'.repeat(4), 'onerror');
+      await (getClient() as BrowserClient).flush(1000);
+      const categories = (sent[1]?.breadcrumbs ?? []).map((crumb) => crumb.category);
+      expect(categories).toEqual(expect.arrayContaining(['ui.click', 'navigation', 'xhr']));
+      expect(categories).not.toContain('sentry.event');
+      const navigation = sent[1]!.breadcrumbs!.filter((crumb) => crumb.category === 'navigation').at(-1);
+      expect(navigation?.data).toMatchObject({ from: '/orders/[id]?token=[Filtered]', to: '/orders/[id]' });
+    } finally {
+      button.remove();
+    }
+  });
+
+  it('a new session for each client-side navigation, not only each page load', () => {
+    startSdk();
+    const items: string[] = [];
+    (getClient() as BrowserClient).on('beforeEnvelope', (envelope) => {
+      for (const [header] of envelope[1]) items.push(header.type);
+    });
+    window.history.pushState(null, '', '/orders/44');
+    expect(items).toContain('session');
+  });
+
   it('never throws, whatever it is handed', () => {
     const sdk = startSdk();
     jest.spyOn(getClient() as BrowserClient, 'captureException').mockImplementation(() => {

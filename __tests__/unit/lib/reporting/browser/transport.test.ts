@@ -4,6 +4,7 @@
 // The browser's transport to the tunnel: what the tunnel's answer means for a report. A 5xx of any
 // kind (the tunnel's "try later", the server failing) keeps it in IndexedDB to send later; any other
 // answer, 4xx included, is final. IndexedDB is fake-indexeddb's; the network is a stub of fetch.
+import { setImmediate as nodeImmediate } from 'node:timers';
 import { TextDecoder, TextEncoder } from 'node:util';
 import { deserialize, serialize } from 'node:v8';
 import 'fake-indexeddb/auto';
@@ -96,4 +97,25 @@ it(`keeps at most ${KEPT_IN_BROWSER} reports while the tunnel fails`, async () =
   tunnelAnswers(503);
   for (let n = 1; n <= KEPT_IN_BROWSER + 5; n += 1) await transport.send(report(n));
   expect(await keptCount()).toBe(KEPT_IN_BROWSER);
+});
+
+it('sends what an earlier page kept as the next page starts, with no new report to carry it', async () => {
+  tunnelAnswers(503);
+  await transport.send(report(1));
+  expect(await keptCount()).toBe(1);
+  // The next page: the last one's timers gone, a new transport on the same database, the tunnel
+  // taking reports again.
+  jest.clearAllTimers();
+  answered = [];
+  tunnelAnswers(200);
+  tunnelTransport({
+    url: 'http://127.0.0.1/tunnel',
+    recordDroppedEvent: () => {},
+    dbName: db,
+  } as Parameters<typeof tunnelTransport>[0]);
+  for (let i = 0; i < 50 && answered.length === 0; i += 1) {
+    await jest.advanceTimersByTimeAsync(1000);
+    await new Promise((resolve) => nodeImmediate(resolve));
+  }
+  expect(answered).toEqual([200]);
 });
