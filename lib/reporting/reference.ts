@@ -13,6 +13,7 @@ export function shortReference(id: string): string {
 }
 
 // Symbol.for, not Symbol: each bundle has its own copy of this module, and they must agree.
+// Stryker disable next-line StringLiteral: any key the bundles share will do.
 const REFERENCE = Symbol.for('app-shell.reference');
 
 /** 32 lower-case hex digits, as Sentry's event ids are; works on plain http too (no randomUUID there). */

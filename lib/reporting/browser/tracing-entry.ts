@@ -4,6 +4,8 @@
 // continues the server's trace named by the document's sentry-trace and baggage meta tags, and
 // each navigation, with Web Vitals (LCP, FCP, CLS, TTFB on the page load; INP after an
 // interaction). Same-origin requests carry the trace on to the server's API routes.
+// Stryker disable all: a bundle's entry, run as a page loads it (the e2e tests load it in Chromium);
+// what it starts is startSdk, tested in jsdom.
 import { browserTracingIntegration, withStaticSpan } from '@sentry/react';
 import { scrubSpan, scrubTransaction } from '../scrub';
 import { routeName, scrubOptions, startSdk } from './sdk';

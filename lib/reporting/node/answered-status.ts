@@ -43,7 +43,8 @@ function statusOf(res: ServerResponse): number {
  */
 export function whenAnswered(headers: unknown, then: (status: number) => void): boolean {
   try {
-    const res = headers && typeof headers === 'object' ? (headers as WithResponse)[RESPONSE] : undefined;
+    // (Any value may come: a primitive has no such property, and null is caught below.)
+    const res = (headers as WithResponse | undefined)?.[RESPONSE];
     if (!res) return false;
     if (res.writableFinished || res.destroyed) then(statusOf(res));
     else res.once('close', () => then(statusOf(res)));

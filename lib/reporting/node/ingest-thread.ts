@@ -99,6 +99,7 @@ export function workerSenders(workerFile: string): IngestSenders {
         onMessage: (listener) => worker.on('message', listener),
       });
       sender = over.sender;
+      // Stryker disable next-line ArrowFunction: an error is followed by 'exit', which gives up the same way; this names why first.
       worker.on('error', () => over.gone('ingest thread failed'));
       worker.on('exit', () => {
         over.gone('ingest thread ended');

@@ -69,6 +69,7 @@ export function answerIngestRequests(port: MessageEnd, data: IngestWorkerData): 
     }
   };
   const reply = (message: IngestReply) => {
+    // Stryker disable next-line ConditionalExpression: a post per answer sends the same answers, only in more messages.
     if (answers.length === 0) setImmediate(post);
     answers.push(message);
   };
@@ -82,6 +83,8 @@ export function answerIngestRequests(port: MessageEnd, data: IngestWorkerData): 
   });
 }
 
+// Stryker disable all: the thread's entry, run only as a worker (the e2e and reliability tests'
+// server starts it); its work is answerIngestRequests, tested on a MessageChannel.
 if (!isMainThread && parentPort && (workerData as Partial<IngestWorkerData> | null)?.kind === 'ingest') {
   const parent = parentPort;
   answerIngestRequests(
@@ -92,3 +95,4 @@ if (!isMainThread && parentPort && (workerData as Partial<IngestWorkerData> | nu
     workerData as IngestWorkerData,
   );
 }
+// Stryker restore all

@@ -15,8 +15,8 @@ function references(): WeakMap<IncomingHttpHeaders, string> {
 /** Files `reference` under the request with these headers. Never throws. */
 export function noteReference(headers: unknown, reference: string | undefined): void {
   try {
-    if (reference && headers && typeof headers === 'object')
-      references().set(headers as IncomingHttpHeaders, reference);
+    // (A WeakMap refuses any other value, and the catch takes that.)
+    if (reference && headers) references().set(headers as IncomingHttpHeaders, reference);
   } catch {
     // Only a log field is lost.
   }

@@ -51,7 +51,7 @@ export function makeServerTransport(limits = TRANSPORT_LIMITS) {
     let inThread: ReturnType<typeof sendFromThisThread> | null = null;
     let heldBytes = 0;
     const transport = createTransport({ ...options, bufferSize: limits.envelopes }, async ({ body }) => {
-      const size = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+      const size = Buffer.byteLength(body);
       heldBytes += size;
       try {
         const queue = reportQueueSlot.read();

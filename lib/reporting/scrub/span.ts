@@ -108,6 +108,7 @@ export function scrubSpanItems(payload: Record<string, unknown>): Record<string,
           if (typeof typed !== 'object' || typed === null) continue;
           const value = scrubAttribute(key, typed.value, {});
           // A number a secret name filtered is a string now, and says so.
+          // Stryker disable next-line ConditionalExpression: a value that came filtered is text, and typed so, already.
           const type = value === FILTERED && typed.value !== FILTERED ? 'string' : typed.type;
           scrubbed[scrubText(key)] = { ...typed, type, value };
         }

@@ -97,9 +97,8 @@ export function judge(request: TunnelRequest, upload: UploadResult, dsn: string)
       });
     case 'aborted':
       return { kind: 'hang-up' };
-    case 'body':
-      break;
   }
+  // (The one kind left: the body, whole.)
   if (upload.body.length === 0) return answer('empty', 400, 'Empty envelope.');
   const checked = checkEnvelope(upload.body, dsn);
   if (!checked.ok) {

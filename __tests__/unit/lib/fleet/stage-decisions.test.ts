@@ -68,23 +68,24 @@ function fleetOn(directory: Directory, timeoutMs = 1000) {
 function exchange(path: string, method = 'GET', headers: Record<string, string> = {}) {
   const answer = { status: 0, headers: {} as Record<string, unknown>, body: '', destroyed: false };
   const req = { method, url: path, headers } as unknown as IncomingMessage;
-  const res = {
+  const fake = {
     headersSent: false,
     destroyed: false,
     writeHead(status: number, headers: Record<string, unknown>) {
       answer.status = status;
       answer.headers = headers;
-      this.headersSent = true;
-      return this;
+      fake.headersSent = true;
+      return fake;
     },
     end(body?: string) {
       answer.body = body ?? '';
     },
     destroy() {
       answer.destroyed = true;
-      this.destroyed = true;
+      fake.destroyed = true;
     },
-  } as unknown as ServerResponse;
+  };
+  const res = fake as unknown as ServerResponse;
   return { req, res, answer };
 }
 

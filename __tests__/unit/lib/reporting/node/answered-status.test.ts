@@ -118,3 +118,16 @@ describe('whenAnswered', () => {
     ).not.toThrow();
   });
 });
+
+describe('a request remembered twice (Next rendering the error screen after its handler failed)', () => {
+  it('is answered by the response remembered last', () => {
+    const headers = {};
+    const done = (statusCode: number) =>
+      Object.assign(new EventEmitter(), { writableFinished: true, headersSent: true, statusCode });
+    rememberResponse({ headers } as never, done(200) as never);
+    rememberResponse({ headers } as never, done(503) as never);
+    const statuses: number[] = [];
+    expect(whenAnswered(headers, (status) => statuses.push(status))).toBe(true);
+    expect(statuses).toEqual([503]);
+  });
+});

@@ -296,7 +296,25 @@ describe('a span on its own', () => {
   });
 });
 
+describe('a span’s description', () => {
+  it('is routed when it is a URL or a request, and left as it is when it only holds one', () => {
+    const routeOf = () => '/orders/[id]';
+    const described = (description: string) =>
+      scrubSpan({ description, span_id: 'a', trace_id: 'b', start_timestamp: 1, data: {} }, { routeOf })
+        .description;
+    expect(described('/orders/7')).toBe('/orders/[id]');
+    expect(described('GET /orders/7')).toBe('GET /orders/[id]');
+    expect(described('render list of /orders/7')).toBe('render list of /orders/7');
+  });
+});
+
 describe('a span container, as the tunnel reads it', () => {
+  it('reads a span that is text as none, and one without attributes as it is', () => {
+    expect(scrubSpanItems({ items: ['abc', { name: 'x', attributes: null }] })).toStrictEqual({
+      items: [{}, { name: 'x' }],
+    });
+  });
+
   it('skips what is not a span or an attribute, and types a number a secret name filtered as a string', () => {
     expect(
       scrubSpanItems({
