@@ -1,7 +1,7 @@
 // The scrubber's rules one at a time, by exact output (scrub.test.ts holds the table of secrets):
 // what passes as the SDK wrote it, which headers an event keeps, how deep a value is followed, and
 // how a parameter's value is read before it is checked.
-import type { Event } from '@sentry/core';
+import type { Event, SpanJSON } from '@sentry/core';
 import {
   scrubBreadcrumbOrDrop,
   scrubEvent,
@@ -300,8 +300,9 @@ describe('a span’s description', () => {
   it('is routed when it is a URL or a request, and left as it is when it only holds one', () => {
     const routeOf = () => '/orders/[id]';
     const described = (description: string) =>
-      scrubSpan({ description, span_id: 'a', trace_id: 'b', start_timestamp: 1, data: {} }, { routeOf })
-        .description;
+      scrubSpan({ description, span_id: 'a', trace_id: 'b', start_timestamp: 1, data: {} } as SpanJSON, {
+        routeOf,
+      }).description;
     expect(described('/orders/7')).toBe('/orders/[id]');
     expect(described('GET /orders/7')).toBe('GET /orders/[id]');
     expect(described('render list of /orders/7')).toBe('render list of /orders/7');
