@@ -244,10 +244,14 @@ export function createReportQueue(options: QueueOptions): ReportQueue {
       void attempt(entry);
     }
     // Entries held only by a rate limit: looked at again when the first limit could have ended.
+    // Stryker disable ConditionalExpression,LogicalOperator,EqualityOperator: each of these only adds a
+    // wake-up that finds nothing to do. Here every entry not being sent is limited (the loop above
+    // sent the others), a limited entry's limit ends after `at`, and a limit ending at `at` is over.
     if (waiting.some((entry) => !entry.sending && limited(entry, at))) {
       const ends = Object.values(rateLimits).filter((end) => end > at);
       if (ends.length > 0) schedule(Math.min(...ends));
     }
+    // Stryker restore ConditionalExpression,LogicalOperator,EqualityOperator
   }
 
   async function attempt(entry: Waiting) {
@@ -373,6 +377,7 @@ export function createReportQueue(options: QueueOptions): ReportQueue {
   ): Promise<Submitted> {
     const queuedAt = now();
     // Later envelopes wait behind earlier ones, and nothing is tried while the ingest is down.
+    // Stryker disable next-line EqualityOperator: at exactly resumeAt the back-off's timer drains it at once either way.
     if (stopped || waiting.length > 0 || writes > 0 || queuedAt < resumeAt) {
       return outcomeOf(hold(source, toBytes(raw), headers, queuedAt));
     }

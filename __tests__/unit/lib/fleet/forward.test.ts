@@ -13,6 +13,18 @@ afterEach(() => {
   for (const close of closers.splice(0)) close();
 });
 
+/** The peer listening at `server`, as the directory would know it, asked through `agent`. */
+function peerAt(server: net.Server, agent: http.Agent): Peer {
+  return {
+    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    identity: { build: 'buildOld', instance: 'a' },
+    unanswered: 0,
+    failedUntil: 0,
+    inFlight: 0,
+    agent,
+  };
+}
+
 /** A peer that answers every request with `answer` (head and body, as raw text); records what it was asked. */
 async function rawPeer(answer: string, { hold = false } = {}) {
   const asked: string[] = [];
@@ -30,15 +42,7 @@ async function rawPeer(answer: string, { hold = false } = {}) {
   closers.push(() => server.close());
   const agent = new http.Agent();
   closers.push(() => agent.destroy());
-  const peer: Peer = {
-    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    identity: { build: 'buildOld', instance: 'a' },
-    unanswered: 0,
-    failedUntil: 0,
-    inFlight: 0,
-    agent,
-  };
-  return { peer, asked, closed };
+  return { peer: peerAt(server, agent), asked, closed };
 }
 
 /** The instance: passes every request to `peer`, and keeps each fetch's outcome. */
@@ -270,25 +274,25 @@ describe('what is asked of the peer', () => {
 });
 
 describe('a peer’s connection', () => {
-  it('is kept for the next file once a file was passed on whole', async () => {
-    let connections = 0;
-    const server = http.createServer((_, res) => res.writeHead(200, { 'Content-Length': 2 }).end('ok'));
-    server.on('connection', () => (connections += 1));
+  /** A peer that is a real HTTP server (keep-alive, back-pressure), asked through `agent`. */
+  async function httpPeer(handler: http.RequestListener, agent = new http.Agent()) {
+    const server = http.createServer(handler);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     closers.push(() => {
       agent.destroy();
       server.closeAllConnections();
       server.close();
     });
-    const peer: Peer = {
-      base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-      identity: { build: 'buildOld', instance: 'a' },
-      unanswered: 0,
-      failedUntil: 0,
-      inFlight: 0,
-      agent,
-    };
+    return { peer: peerAt(server, agent), server };
+  }
+
+  it('is kept for the next file once a file was passed on whole', async () => {
+    let connections = 0;
+    const { peer, server } = await httpPeer(
+      (_, res) => res.writeHead(200, { 'Content-Length': 2 }).end('ok'),
+      new http.Agent({ keepAlive: true, maxSockets: 1 }),
+    );
+    server.on('connection', () => (connections += 1));
     const { base, outcomes } = await front(peer, 'static');
     for (let i = 0; i < 3; i += 1) {
       expect(await visit(base)).toMatchObject({ status: 200, body: 'ok', whole: true });
@@ -301,7 +305,7 @@ describe('a peer’s connection', () => {
   it('is read at the visitor’s pace: a visitor who reads nothing holds the peer back', async () => {
     const total = 64 * 1024 * 1024;
     let peerDone = false;
-    const server = http.createServer((_, res) => {
+    const { peer } = await httpPeer((_, res) => {
       res.writeHead(200, { 'Content-Length': total });
       const chunk = Buffer.alloc(1024 * 1024, 'x');
       let left = total;
@@ -314,19 +318,6 @@ describe('a peer’s connection', () => {
       };
       pump();
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    closers.push(() => {
-      server.closeAllConnections();
-      server.close();
-    });
-    const peer: Peer = {
-      base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-      identity: { build: 'buildOld', instance: 'a' },
-      unanswered: 0,
-      failedUntil: 0,
-      inFlight: 0,
-      agent: new http.Agent(),
-    };
     const { base } = await front(peer, 'static', total, { timeoutMs: 10_000 });
     const visitor = http.get(`${base}/x`, { agent: false }, (res) => res.pause());
     visitor.on('error', () => {});

@@ -1,30 +1,17 @@
-// Server-side reporting with a DSN: the report goes to Sentry (an ingest on loopback here), with the
+// Server-side reporting with a DSN: the report goes to Sentry (the stand-in ingest here), with the
 // reference id _error shows, and no JSON line is written in its place.
-import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { lifecycleState, resetLifecycle } from '../../../../../lib/lifecycle/state';
 import { initServerReporting, reportServerError } from '../../../../../lib/reporting/node/reporter';
-import { until } from '../../../../support/until';
+import { type Ingest, startIngest } from '../../../../support/ingest';
+import { freePort } from '../../../../support/server';
 
-let ingest: Server;
-const bodies: string[] = [];
+let ingest: Ingest;
 
 beforeAll(async () => {
   resetLifecycle();
-  ingest = createServer((req, res) => {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (chunk: string) => (body += chunk));
-    req.on('end', () => {
-      bodies.push(body);
-      res.writeHead(200).end('{}');
-    });
-  });
-  ingest.listen(0, '127.0.0.1');
-  await once(ingest, 'listening');
+  ingest = await startIngest(await freePort());
   await initServerReporting({
-    dsn: `http://publickey@127.0.0.1:${(ingest.address() as AddressInfo).port}/1`,
+    dsn: `http://publickey@127.0.0.1:${ingest.port}/1`,
     release: 'r1',
     environment: 'test',
   });
@@ -32,8 +19,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await lifecycleState().beforeExit.get('error-reports')!();
-  ingest.closeAllConnections();
-  ingest.close();
+  await ingest.stop();
 });
 
 it('sends the report to Sentry with its reference, and writes no line in its place', async () => {
@@ -46,9 +32,11 @@ it('sends the report to Sentry with its reference, and writes no line in its pla
       path: '/orders/7',
     });
     expect(id).toMatch(/^[0-9a-f]{32}$/);
-    await until(() => bodies.length === 1, 3000);
-    expect(bodies[0]).toContain(`"event_id":"${id}"`);
-    expect(bodies[0]).toContain('database down');
+    const [event] = await ingest.waitFor(() => {
+      const found = ingest.eventsWithMessage('database down');
+      return found.length > 0 ? found : undefined;
+    });
+    expect(event!.event_id).toBe(id);
     expect(String(stderr.mock.calls)).not.toContain('server.error');
   } finally {
     stderr.mockRestore();

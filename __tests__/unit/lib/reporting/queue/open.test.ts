@@ -22,6 +22,18 @@ afterEach(() => {
   rmSync(folder, { recursive: true, force: true });
 });
 
+/** The queue's events as the metrics recorder gets them ("event source reason"), until recorderSlot.clear(). */
+function countQueueEvents(): string[] {
+  const counted: string[] = [];
+  recorderSlot.write(
+    recorderWith({
+      reportQueue: (event, labels) =>
+        counted.push([event, labels.source, labels.reason].filter(Boolean).join(' ')),
+    }),
+  );
+  return counted;
+}
+
 describe('opening the report queue', () => {
   it('keeps what waits in the folder it is given, and puts the queue in its slot', async () => {
     // A folder whose parents do not exist yet either, as on a new volume.
@@ -64,13 +76,7 @@ describe('opening the report queue', () => {
   });
 
   it('counts what happens to each envelope, by source and reason', async () => {
-    const counted: string[] = [];
-    recorderSlot.write(
-      recorderWith({
-        reportQueue: (event, labels) =>
-          counted.push([event, labels.source, labels.reason].filter(Boolean).join(' ')),
-      }),
-    );
+    const counted = countQueueEvents();
     try {
       queue = await openReportQueue({
         dsn: DSN,
@@ -88,14 +94,8 @@ describe('opening the report queue', () => {
   });
 
   it('counts an envelope that waited as sent once the ingest took it', async () => {
-    const counted: string[] = [];
+    const counted = countQueueEvents();
     let status = 500;
-    recorderSlot.write(
-      recorderWith({
-        reportQueue: (event, labels) =>
-          counted.push([event, labels.source, labels.reason].filter(Boolean).join(' ')),
-      }),
-    );
     try {
       queue = await openReportQueue({
         dsn: DSN,

@@ -287,6 +287,21 @@ describe('the order it sends in, and how many at once', () => {
     expect(sent.map(({ id }) => id)).toEqual([1, 1, 2]);
   });
 
+  it('sends what a rate limit held when the limit ends, even while a slow send is still under way', async () => {
+    const { queue, sent, state, wait } = harness();
+    state.reply = () => answer(429, { rateLimits: '60:error:organization', retryAfter: '60' });
+    await queue.start();
+    await queue.submit('server', envelope(1));
+    // A transaction's send that takes longer than the error's limit.
+    state.reply = () => answer(200);
+    state.takesMs = 120_000;
+    void queue.submit('server', envelope(2, 'transaction'));
+    await wait(100);
+    state.takesMs = 0;
+    await wait(61_000);
+    expect(sent.map(({ id }) => id)).toEqual([1, 2, 1]);
+  });
+
   it('sends an envelope with no items whatever is rate-limited: no limit applies to it', async () => {
     const { queue, sent, state, wait } = harness();
     state.reply = () => answer(429, { rateLimits: '60::organization', retryAfter: '60' });
@@ -418,16 +433,23 @@ describe('start, persist and stop', () => {
     expect(persisted).toBe(true);
   });
 
-  it('persists as soon as the write under way is done, not at its time limit', async () => {
+  /** A memory store whose writes take `delaysMs` in turn (the last one for every write after). */
+  function slowStore(...delaysMs: number[]): EnvelopeStore {
     const store = memoryStore();
-    const slow: EnvelopeStore = {
+    let writes = 0;
+    return {
       ...store,
       put: async (facts, body) => {
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        const delay = delaysMs[Math.min(writes, delaysMs.length - 1)];
+        writes += 1;
+        await new Promise((resolve) => setTimeout(resolve, delay));
         return store.put(facts, body);
       },
     };
-    const { queue, state } = harness({ store: slow });
+  }
+
+  it('persists as soon as the write under way is done, not at its time limit', async () => {
+    const { queue, state } = harness({ store: slowStore(100) });
     state.reply = () => answer(500);
     await queue.start();
     void queue.submit('server', envelope(1));
@@ -443,6 +465,22 @@ describe('start, persist and stop', () => {
     void queue.persist(60_000).then(() => (again = true));
     await jest.advanceTimersByTimeAsync(0);
     expect(again).toBe(true);
+  });
+
+  it('persists once every write under way is done, not the first of them', async () => {
+    const { queue, state } = harness({ store: slowStore(100, 200) });
+    state.reply = () => answer(500);
+    await queue.start();
+    void queue.submit('server', envelope(1));
+    await jest.advanceTimersByTimeAsync(0);
+    void queue.submit('server', envelope(2));
+    await jest.advanceTimersByTimeAsync(0);
+    let persisted = false;
+    void queue.persist(60_000).then(() => (persisted = true));
+    await jest.advanceTimersByTimeAsync(150);
+    expect(persisted).toBe(false);
+    await jest.advanceTimersByTimeAsync(100);
+    expect(persisted).toBe(true);
   });
 
   it('holds a new envelope back during a back-off even when nothing waits (the failed one was too large to keep)', async () => {
