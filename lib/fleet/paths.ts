@@ -2,6 +2,7 @@
 // by the server and the browser code that uses them.
 
 /** Where an instance says who it is, for its peers (lib/fleet/stage.ts). */
+// Stryker disable next-line StringLiteral: pinned by paths.test.ts, which StrykerJS does not run for it (see HOP_HEADER).
 export const IDENTITY_PATH = '/_next/app-shell/fleet';
 /** Where a page that lost a build file says so, and whether it reloaded (./recovery.ts). */
 export const LOST_FILE_PATH = '/_next/app-shell/lost-file';
@@ -9,4 +10,6 @@ export const LOST_FILE_PATH = '/_next/app-shell/lost-file';
  * Set on every request one instance makes of another: a peer never forwards such a request. On an
  * identity question its value is the asker's instance id (lib/fleet/directory.ts).
  */
+// Stryker disable next-line StringLiteral: pinned by paths.test.ts. StrykerJS runs such a constant's mutant only
+// against the tests that load this module afresh (recovery.test.ts, through isolateModules), which never read it.
 export const HOP_HEADER = 'x-app-shell-fleet-hop';

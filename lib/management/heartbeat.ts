@@ -48,6 +48,7 @@ export function heartbeatIn(buffer: SharedArrayBuffer = new SharedArrayBuffer(HE
       for (let attempt = 0; attempt < 100; attempt += 1) {
         const before = Atomics.load(sequence, 0);
         if (before % 2 === 1) continue;
+        // Stryker disable next-line UnaryOperator: a Float64Array has every index; the defaults only satisfy the types.
         const [at = 0, loopDelayMs = 0, phase = 0, status = -1] = values;
         // Stryker disable next-line ConditionalExpression: a write between the two loads needs a second thread; one test thread cannot interleave here.
         if (Atomics.load(sequence, 0) !== before) continue;

@@ -56,6 +56,7 @@ export function adoptBuildValues({
   distDir: string;
 }): void {
   const text = dev ? null : builtConfigText(root, distDir);
+  // Stryker disable next-line BooleanLiteral: `npm run dev`'s path, run by its own e2e test (dev-server.test.ts).
   const values = dev ? buildTimeEnv(process.env, { dev: true, root }) : (parseBuiltConfig(text)?.env ?? {});
   for (const [name, value] of Object.entries(values)) {
     if (name.startsWith('APP_') && typeof value === 'string') process.env[name] = value;

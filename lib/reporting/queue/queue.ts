@@ -244,14 +244,16 @@ export function createReportQueue(options: QueueOptions): ReportQueue {
       void attempt(entry);
     }
     // Entries held only by a rate limit: looked at again when the first limit could have ended.
-    // Stryker disable ConditionalExpression,LogicalOperator,EqualityOperator: each of these only adds a
-    // wake-up that finds nothing to do. Here every entry not being sent is limited (the loop above
-    // sent the others), a limited entry's limit ends after `at`, and a limit ending at `at` is over.
+    // The mutants marked below only add a wake-up that finds nothing to do: here every entry not
+    // being sent is limited (the loop above sent the others), a limited entry's limit ends after
+    // `at`, and a limit ending at `at` is over.
+    // Stryker disable next-line ConditionalExpression,LogicalOperator: see above.
     if (waiting.some((entry) => !entry.sending && limited(entry, at))) {
+      // Stryker disable next-line EqualityOperator: see above.
       const ends = Object.values(rateLimits).filter((end) => end > at);
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: see above.
       if (ends.length > 0) schedule(Math.min(...ends));
     }
-    // Stryker restore ConditionalExpression,LogicalOperator,EqualityOperator
   }
 
   async function attempt(entry: Waiting) {

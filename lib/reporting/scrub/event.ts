@@ -20,15 +20,19 @@ function keepUserAgent(headers: Record<string, string> | undefined): Record<stri
  */
 const SDK_FIELDS: Readonly<Record<string, (value: unknown) => boolean>> = {
   event_id: (value) => typeof value === 'string' && HEX_ID.test(value),
-  // Stryker disable ConditionalExpression,StringLiteral,Regex: a time, type, platform or level of
-  // these shapes comes out of the scrubber unchanged; setting them aside only saves its work (an
-  // id does not: 16 digits can pass Luhn's check, the first test of scrub-rules.test.ts).
+  // A time, type, platform or level of these shapes comes out of the scrubber unchanged: setting them
+  // aside only saves its work, so their checks are marked below (an id is not: 16 digits can pass
+  // Luhn's check, the first test of scrub-rules.test.ts).
+  // Stryker disable next-line ConditionalExpression: see above.
   timestamp: (value) => typeof value === 'number',
+  // Stryker disable next-line ConditionalExpression: see above.
   start_timestamp: (value) => typeof value === 'number',
+  // Stryker disable next-line ConditionalExpression,StringLiteral: see above.
   type: (value) => value === 'transaction' || value === 'event' || value === undefined,
+  // Stryker disable next-line ConditionalExpression,StringLiteral: see above.
   platform: (value) => value === 'node' || value === 'javascript',
+  // Stryker disable next-line ConditionalExpression,StringLiteral,Regex: see above.
   level: (value) => typeof value === 'string' && /^[a-z]{1,8}$/.test(value),
-  // Stryker restore ConditionalExpression,StringLiteral,Regex
 };
 /** The same for the trace context: its ids. */
 const TRACE_IDS = ['trace_id', 'span_id', 'parent_span_id'];

@@ -94,7 +94,7 @@ function respond(req: IncomingMessage, res: ServerResponse, verdict: Answer | Ha
   // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral: see above.
   if (rest === 'drain') req.resume();
   // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral: see above.
-  else if (rest === 'close') req.destroy();
+  if (rest === 'close') req.destroy();
 }
 
 export function createTunnel(options: TunnelOptions): Tunnel {
