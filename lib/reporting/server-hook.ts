@@ -28,6 +28,6 @@ export function reportThroughServerHook(error: unknown, context: ServerErrorCont
   try {
     return serverReporterSlot.read()?.(error, context);
   } catch {
-    return undefined;
+    // A reporter that threw: no reference (undefined, as the function's end returns).
   }
 }

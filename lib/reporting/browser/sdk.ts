@@ -56,7 +56,7 @@ const routeOf = (pathname: string): string | undefined => {
     if (pages.includes(pathname)) return pathname;
     return pages.find((page) => isDynamicRoute(page) && matcherFor(page)(pathname) !== false);
   } catch {
-    return undefined; // reporting must never be a new failure
+    // Reporting must never be a new failure: no route (undefined, as the function's end returns).
   }
 };
 

@@ -98,7 +98,6 @@ export function workerSenders(workerFile: string): IngestSenders {
         postMessage: (value) => worker.postMessage(value),
         onMessage: (listener) => worker.on('message', listener),
       });
-      sender = over.sender;
       // Stryker disable next-line ArrowFunction: an error is followed by 'exit', which gives up the same way; this names why first.
       worker.on('error', () => over.gone('ingest thread failed'));
       worker.on('exit', () => {
@@ -106,8 +105,10 @@ export function workerSenders(workerFile: string): IngestSenders {
         // The next envelope sends in-thread rather than into a thread that is gone.
         senders.set(url, null);
       });
+      // Last, so that a thread that could not be set up leaves it null: envelopes send in-thread.
+      sender = over.sender;
     } catch {
-      sender = null;
+      // (sender stays null.)
     }
     senders.set(url, sender);
     return sender;

@@ -53,7 +53,7 @@ export function reportServerError(error: unknown, context: ServerErrorContext): 
     recordReport('logged');
     return id;
   } catch {
-    return undefined;
+    // Reporting must never be a new failure: no reference (undefined, as the function's end returns).
   }
 }
 

@@ -467,6 +467,23 @@ describe('start, persist and stop', () => {
     expect(again).toBe(true);
   });
 
+  it('holds an envelope that comes while the one before it is being written, behind it', async () => {
+    // A write slower than the back-off after envelope 1's failure.
+    const { queue, sent, state } = harness({ store: slowStore(5000) });
+    state.reply = () => answer(500);
+    await queue.start();
+    void queue.submit('server', envelope(1));
+    await jest.advanceTimersByTimeAsync(1500);
+    // The back-off is over and the ingest is back, but envelope 1 is still being written: 2 waits
+    // its turn behind it.
+    state.reply = () => answer(200);
+    const second = queue.submit('server', envelope(2));
+    await jest.advanceTimersByTimeAsync(0);
+    expect(sent.map(({ id }) => id)).toEqual([1]);
+    await jest.advanceTimersByTimeAsync(5000);
+    expect(await second).toEqual({ kind: 'queued' });
+  });
+
   it('persists once every write under way is done, not the first of them', async () => {
     const { queue, state } = harness({ store: slowStore(100, 200) });
     state.reply = () => answer(500);
