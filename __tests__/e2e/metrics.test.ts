@@ -21,7 +21,17 @@ let logged: number;
 let randomPaths: string[];
 
 beforeAll(async () => {
-  server = await startServer({ distDir: FIXTURE_DIST });
+  // The gauge's meaning, not this machine's load, is under test: thresholds no reading here can
+  // reach keep a busy CI machine from turning 'pass' into 'warn' (as health.test.ts does).
+  server = await startServer({
+    distDir: FIXTURE_DIST,
+    env: {
+      HEALTH_EVENT_LOOP_DELAY_MS_WARN: '599999',
+      HEALTH_EVENT_LOOP_DELAY_MS_FAIL: '600000',
+      HEALTH_HEAP_USED_RATIO_WARN: '0.99',
+      HEALTH_HEAP_USED_RATIO_FAIL: '1',
+    },
+  });
   try {
     const random = seededRandom(20);
     const word = () => Math.floor(random.next() * 36 ** 6).toString(36);
@@ -126,7 +136,11 @@ describe('/metrics on the management listener', () => {
     ])
       expect(samples(name).length).toBeGreaterThan(0);
     expect(samples('app_lifecycle_phase')).toContainEqual({ labels: { phase: 'ready' }, value: 1 });
-    expect(samples('app_health_status')).toContainEqual({ labels: { status: 'pass' }, value: 1 });
+    expect(samples('app_health_status')).toEqual([
+      { labels: { status: 'pass' }, value: 1 },
+      { labels: { status: 'warn' }, value: 0 },
+      { labels: { status: 'fail' }, value: 0 },
+    ]);
     expect(samples('app_health_check_status').map(({ labels }) => labels.check)).toContain('eventloop:delay');
     // The failing API route was reported (no DSN: as a log line).
     expect(samples('app_error_reports_total')).toContainEqual({
