@@ -4,8 +4,10 @@
 import { EMAIL, FILTERED, NAME_VALUE, scrubSecretShapes, SECRET_NAME, URL_IN_TEXT } from './patterns';
 
 const ENCODED_FILTERED = encodeURIComponent(FILTERED);
-/** How deep URLs nested in parameters are followed. */
+/** How deep values nested in values (`a=b%3Dc%253D…`) are followed. */
 const MAX_NESTING = 3;
+/** A `name=value` anywhere in a text: NAME_VALUE, without the position a global pattern keeps. */
+const HOLDS_PAIR = new RegExp(NAME_VALUE.source);
 
 /**
  * What short texts scrubbed to, kept for the next event: most of an event's strings are the same
@@ -52,7 +54,10 @@ function scrubTextNow(text: string, depth: number): string {
           const kept = `${quote}${name}${quote}${separator}${valueQuote}`;
           if (SECRET_NAME.test(name)) return `${kept}${FILTERED}${valueQuote}`;
           // A value may be a URL of its own, encoded (`next=https%3A%2F%2F…%3Ftoken%3D…`).
-          return depth < MAX_NESTING ? `${kept}${scrubValue(value, depth + 1)}${valueQuote}` : all;
+          if (depth < MAX_NESTING) return `${kept}${scrubValue(value, depth + 1)}${valueQuote}`;
+          // Deeper than that, a value holding a pair of its own could hide a secret in it: it is
+          // filtered unread, so that the bound limits the work and never lets a secret through.
+          return HOLDS_PAIR.test(decoded(value)) ? `${kept}${FILTERED}${valueQuote}` : all;
         },
       )
       .replace(EMAIL, FILTERED);

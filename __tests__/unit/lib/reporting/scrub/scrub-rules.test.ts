@@ -214,6 +214,32 @@ describe('a parameter’s value', () => {
     const twice = `https://a.example/?next=${encodeURIComponent(once)}`;
     expect(scrubUrl(twice)).not.toContain('secret');
   });
+
+  it('is followed three values deep in free text, and a value deeper that holds a pair is filtered unread', () => {
+    const e = encodeURIComponent;
+    const inside = (name: string, text: string) => `${name}=${e(text)}`;
+    // Three deep: the secret's own name is read and its value filtered.
+    expect(scrubText(inside('b', inside('c', 'password=hunter2')))).toBe('b=c%3Dpassword%253D[Filtered]');
+    // Four deep: the third value holds a pair the bound does not read, so it goes whole.
+    expect(scrubText(inside('a', inside('b', inside('c', 'password=hunter2'))))).toBe(
+      'a=b%3Dc%253D[Filtered]',
+    );
+    expect(scrubText(inside('a', inside('b', inside('c', 'plain=words'))))).toBe('a=b%3Dc%253D[Filtered]');
+    expect(scrubText('a=b=c=d=e=f')).toBe('a=b%3Dc%253D[Filtered]');
+    // A value that deep with no pair in it is kept.
+    expect(scrubText('a=b=c=d')).toBe('a=b=c=d');
+    expect(scrubText(inside('a', inside('b', inside('c', 'words'))))).toBe(
+      inside('a', inside('b', inside('c', 'words'))),
+    );
+  });
+});
+
+describe('a URL’s fragment', () => {
+  it('is read as parameters when it holds one, and as one text when not, so a secret with & in it goes whole', () => {
+    expect(scrubUrl('/cb#page=2&access_token=t0k')).toBe('/cb#page=2&access_token=[Filtered]');
+    expect(scrubUrl('/p#authorization: Bearer abc&def')).toBe('/p#authorization: [Filtered]');
+    expect(scrubUrl('/p#top&bottom')).toBe('/p#top&bottom');
+  });
 });
 
 describe('a span on its own', () => {
