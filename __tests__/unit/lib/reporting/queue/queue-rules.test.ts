@@ -192,6 +192,28 @@ describe('the edges of its bounds', () => {
   });
 });
 
+describe('when it looks again', () => {
+  it('at the earliest wake-up asked for: a longer Retry-After does not push back a shorter wait', async () => {
+    const { queue, events, state, wait } = harness({
+      limits: { maxEnvelopes: 6, concurrency: 3, minBackoffMs: 100, maxBackoffMs: 100, maxAgeMs: 1000 },
+    });
+    const replies = [answer(503), answer(503), answer(503, { retryAfter: '60' })];
+    state.reply = () => replies.shift() ?? answer(503);
+    state.takesMs = 950;
+    await queue.start();
+    const submitted = [1, 2, 3].map((id) => queue.submit('browser', envelope(id)));
+    // All three fail at 950 ms: the first two ask to look again at 1,050, the last (Retry-After,
+    // held to the age bound) at 1,950. At 1,050 all three are past their 1 s and go, freeing the
+    // browser's share of three.
+    await wait(1100);
+    expect(await Promise.all(submitted)).toEqual(Array(3).fill({ kind: 'queued' }));
+    expect(events.filter((line) => line.startsWith('dropped'))).toEqual(
+      Array(3).fill('dropped browser expired'),
+    );
+    expect(await queue.submit('browser', envelope(4))).toEqual({ kind: 'queued' });
+  });
+});
+
 describe('a store that cannot write', () => {
   it.each([
     [{ code: 'ENOSPC' }, 'ENOSPC'],
