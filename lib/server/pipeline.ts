@@ -16,7 +16,8 @@
 //                   the service worker's script, and its beacons (lib/service-worker/serve.ts)
 //                   a language's client-exception words, for browsers (lib/language/words-stage.ts)
 //               10. another build's file or data: asked of the peer that has it (lib/fleet/)
-//               11. unknown /api paths: a JSON 404
+//               11. the health probes, from the same code as their route files (lib/health/stage.ts)
+//                   unknown /api paths: a JSON 404
 //               12. tracing: a server transaction, when sampled (./trace-requests.ts)
 //               13. unknown pages: "Page not found" in the visitor's language, from memory
 //                   (./not-found.ts)
@@ -44,6 +45,7 @@ import { ANSWER_HEADER } from '../service-worker/paths';
 import type { WorkerStage } from '../service-worker/serve';
 import type { NotFoundStage } from './not-found';
 import type { WordsStage } from '../language/words-stage';
+import type { HealthStage } from '../health/stage';
 
 /** What the pipeline needs of Next (a prepared `next()` app). */
 export interface NextStage {
@@ -82,6 +84,8 @@ export interface PipelineOptions {
   words?: WordsStage | null;
   /** "Page not found" for paths no page answers (./not-found.ts); null where Next must decide. */
   notFound?: NotFoundStage | null;
+  /** The health probes, answered before Next (lib/health/stage.ts); null where Next answers them. */
+  health?: HealthStage | null;
 }
 
 export interface Pipeline {
@@ -90,8 +94,11 @@ export interface Pipeline {
   connections: ConnectionLimit;
 }
 
-/** A request Next's handler failed: reported like any server error, answered 500, never thrown. */
-function nextFailed(req: IncomingMessage, res: ServerResponse, error: unknown): void {
+/**
+ * A request Next's handler (or a stage that answers in its stead, as the health probes') failed:
+ * reported like any server error, answered 500, never thrown.
+ */
+export function handlerFailed(req: IncomingMessage, res: ServerResponse, error: unknown): void {
   const reference = reportThroughServerHook(error, {
     route: '(server)',
     method: req.method as string, // (a server's request always has one)
@@ -122,6 +129,7 @@ export function createPipeline({
   serviceWorker = null,
   notFound = null,
   words = null,
+  health = null,
 }: PipelineOptions): Pipeline {
   const requests = createRequestCounter();
   const setSecurityHeaders = securityHeaderSetter({ dev });
@@ -163,6 +171,8 @@ export function createPipeline({
       return;
     }
     const toNext = () => {
+      // Answered under its own path, which is the route Next's would name.
+      if (health?.(req, res, query.path)) return observer.answeredAs(res, query.path);
       if (isApiRoute && isApiPath(query.path) && !isApiRoute(query.path)) {
         observer.answeredAs(res, ROUTES.notFound);
         // Stryker disable next-line ObjectLiteral: Node writes no body to HEAD on its own responses.
@@ -173,7 +183,7 @@ export function createPipeline({
       if (notFound?.(req, res, query.path)) return observer.answeredAs(res, ROUTES.notFound);
       // So that a reported error can learn how its request was answered.
       rememberResponse(req, res);
-      next.handle(req, res).catch((error: unknown) => nextFailed(req, res, error));
+      next.handle(req, res).catch((error: unknown) => handlerFailed(req, res, error));
     };
     if (fleet?.take(req, res, query.path, toNext)) {
       observer.answeredAs(res, ROUTES.nextAsset);

@@ -27,7 +27,8 @@ import { readApiRoutes } from './api-routes';
 import { adoptBuildValues, nextCompresses } from './build-output';
 import { CannotStart, cannotStartReason, sayCannotStart } from './cannot-start';
 import { createRequestObserver } from './observe-requests';
-import { createPipeline } from './pipeline';
+import { createPipeline, handlerFailed } from './pipeline';
+import { healthStage } from '../health/stage';
 import { readNotFoundStage } from './not-found';
 import { MAX_PUBLIC_ROUTES, readPublicFiles } from './public-files';
 import { reportingFileRedirect } from './reporting-file';
@@ -257,6 +258,13 @@ export async function main({ dev }: { dev: boolean }): Promise<void> {
     tracer,
     fleet,
     words: wordsStage(offeredLanguages()),
+    // Under `npm run dev`, Next answers them, so that a change to the checks reloads. So it does
+    // when a fixture build's failing dependency checks are on (APP_SHELL_FIXTURE_CHECKS=1, the
+    // reliability suite): next.config.ts swaps them into Next's bundle alone.
+    health:
+      dev || process.env.APP_SHELL_FIXTURE_CHECKS === '1'
+        ? null
+        : healthStage({ report: (await import('../health/report')).healthReport, failed: handlerFailed }),
     notFound: dev
       ? null
       : readNotFoundStage({

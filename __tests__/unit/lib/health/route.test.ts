@@ -1,8 +1,9 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import type { NextApiRequest, NextApiResponse } from 'next';
-import { PROBE_PATHS } from '../../../../lib/health/report';
+import { healthReport, PROBE_PATHS } from '../../../../lib/health/report';
+import { healthStage } from '../../../../lib/health/stage';
 import { enterPhase, resetLifecycle } from '../../../../lib/lifecycle/state';
 import { samplerSlot } from '../../../../lib/health/process-checks';
 import overall from '../../../../pages/api/health/index';
@@ -12,7 +13,9 @@ import ready from '../../../../pages/api/health/ready';
 // The shell's routes, whatever checks a product registers (they would reach real services here).
 jest.mock('../../../../lib/health/dependencies', () => ({ dependencyChecks: [] }));
 
-let server: Server;
+let servers: Server[];
+/** Where each answerer listens. */
+const bases = new Map<string, string>();
 let base: string;
 
 // The three route files, served the way Next routes them: by path, query string aside.
@@ -22,27 +25,45 @@ const ROUTES: Record<string, (req: NextApiRequest, res: NextApiResponse) => Prom
   [PROBE_PATHS.ready]: ready,
 };
 
-beforeAll(async () => {
-  // A fixed, healthy reading instead of this machine's: a loaded test machine would make the real
-  // sampler warn. The sampler's own grading is tested in process-checks.test.ts.
-  samplerSlot.write({
-    latest: () => ({ eventLoopDelayP99Ms: 2, heapUsedRatio: 0.3, sampledAt: new Date(), sequence: 1 }),
-  });
-  server = createServer((req, res) => {
+/** The same contract from both answerers: Next's route files, and the server's stage before Next. */
+const ANSWERERS: Record<string, (req: IncomingMessage, res: ServerResponse) => void> = {
+  'the route files (Next, and npm run dev)': (req, res) => {
     const route = ROUTES[(req.url ?? '').split('?')[0]!];
     if (!route) {
       res.writeHead(404).end();
       return;
     }
     void route(req as NextApiRequest, res as unknown as NextApiResponse);
+  },
+  'the server’s own stage (production)': (() => {
+    const stage = healthStage({
+      report: healthReport,
+      failed: (_req, res) => res.writeHead(500).end(),
+    });
+    return (req: IncomingMessage, res: ServerResponse) => {
+      if (!stage(req, res, (req.url ?? '').split('?')[0]!)) res.writeHead(404).end();
+    };
+  })(),
+};
+
+beforeAll(async () => {
+  // A fixed, healthy reading instead of this machine's: a loaded test machine would make the real
+  // sampler warn. The sampler's own grading is tested in process-checks.test.ts.
+  samplerSlot.write({
+    latest: () => ({ eventLoopDelayP99Ms: 2, heapUsedRatio: 0.3, sampledAt: new Date(), sequence: 1 }),
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  servers = [];
+  for (const [name, answer] of Object.entries(ANSWERERS)) {
+    const server = createServer(answer);
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    bases.set(name, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  }
 });
 
 afterAll(async () => {
   samplerSlot.clear();
-  await new Promise((resolve) => server.close(resolve));
+  for (const server of servers) await new Promise((resolve) => server.close(resolve));
 });
 
 beforeEach(() => {
@@ -55,7 +76,11 @@ afterEach(() => jest.restoreAllMocks());
 
 const PATHS = ['/api/health', '/api/health/live', '/api/health/ready'];
 
-describe('health route', () => {
+describe.each(Object.keys(ANSWERERS))('health probes, answered by %s', (name) => {
+  beforeAll(() => {
+    base = bases.get(name)!;
+  });
+
   it.each(PATHS)('%s answers GET with a health+json report, not cached, no cookie', async (path) => {
     enterPhase('ready');
     const res = await fetch(`${base}${path}`);

@@ -1,11 +1,18 @@
 // The pipeline's optional stages, each given alone with a stand-in for Next: the fleet, "Page not
-// found", the lost-file beacon, and what happens when Next fails after it started its answer.
+// found", the health probes, the lost-file beacon, and what happens when Next fails after it
+// started its answer.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Fleet } from '../../../../lib/fleet/stage';
 import { installServerReporter, serverReporterSlot } from '../../../../lib/reporting/server-hook';
 import { createRequestObserver } from '../../../../lib/server/observe-requests';
-import { createPipeline, type PipelineOptions, type Pipeline } from '../../../../lib/server/pipeline';
+import { healthStage } from '../../../../lib/health/stage';
+import {
+  createPipeline,
+  handlerFailed,
+  type PipelineOptions,
+  type Pipeline,
+} from '../../../../lib/server/pipeline';
 import { sendRaw } from '../../../support/raw-http';
 import { PIPELINE_SETTINGS } from '../../../support/pipeline-settings';
 
@@ -86,6 +93,53 @@ it('hands a path no page answers to "Page not found" when given, before Next', a
   expect([missing.status, missing.body]).toEqual([404, 'not found here']);
   await get('/orders');
   expect(nextSaw).toEqual(['/orders']);
+});
+
+describe('the health probes’ stage', () => {
+  const report = (status: 'pass' | 'fail') => () =>
+    Promise.resolve({ status, version: '1', releaseId: 'r', description: 'd', checks: {} });
+
+  it('answers a probe before Next, under the probe’s own route, unlogged', async () => {
+    const observe = jest.fn();
+    const { get } = await start({
+      // The build's API routes: the three probes' files.
+      isApiRoute: (path) => path.startsWith('/api/health'),
+      health: healthStage({ report: report('pass'), failed: handlerFailed }),
+      observer: createRequestObserver({
+        duration: () => ({ observe }) as never,
+        publicFiles: new Set(),
+        quietRoutes: new Set(['/api/health/live']),
+      }),
+    });
+    const answer = await get('/api/health/live?_=1');
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body)).toMatchObject({ status: 'pass' });
+    expect(answer.headers['content-security-policy']).toEqual(["default-src 'none'; frame-ancestors 'none'"]);
+    expect(nextSaw).toEqual([]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(observe).toHaveBeenCalledWith(
+      { http_request_method: 'GET', http_route: '/api/health/live', http_response_status_code: '200' },
+      expect.any(Number),
+    );
+    expect(logged().filter((line) => line.event === 'http.request')).toEqual([]);
+    // Another spelling goes on to Next, which answers it as it always has.
+    await get('/api/health/live/');
+    expect(nextSaw).toEqual(['/api/health/live/']);
+  });
+
+  it('answers 500 for a report that threw, reported as the server’s failure', async () => {
+    const reporter = jest.fn(() => 'ref-2');
+    installServerReporter(reporter);
+    const { get } = await start({
+      health: healthStage({ report: () => Promise.reject(new Error('check broke')), failed: handlerFailed }),
+    });
+    expect((await get('/api/health')).status).toBe(500);
+    expect(reporter).toHaveBeenCalledWith(
+      expect.objectContaining({ message: 'check broke' }),
+      expect.objectContaining({ route: '(server)', method: 'GET', status: 500, path: '/api/health' }),
+    );
+    expect(nextSaw).toEqual([]);
+  });
 });
 
 it('answers the lost-file beacon itself', async () => {
