@@ -4,10 +4,10 @@
 // bounded in time; the whole run takes about fourteen minutes on two cores, builds included.
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
-const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
 const { ROOT, WORK, buildApp, buildBareApp } = require('./lib/builds.js');
+const { startServerProcess } = require('../scripts/lib/server-process.js');
 const { audit } = require('./lib/lighthouse.js');
 const { load } = require('./lib/load.js');
 const { median } = require('./lib/median.js');
@@ -345,7 +345,7 @@ async function measurePinned() {
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   if (result.status !== 0) throw new Error(`bench/pinned.js failed (${result.status})`);
-  /** @type {{ setup: { processes: number, rounds: number }, figures: Record<string, Record<string, { rps: number, cpu: number }>> }} */
+  /** @type {{ setup: { processes: number, rounds: number }, figures: Record<string, Record<string, { rps: number, cpu: number, each: number[] }>> }} */
   const { setup, figures: measured } = JSON.parse(fs.readFileSync(out, 'utf8'));
   const section = `Pinned: servers on one core, load on the other (${setup.processes} processes each, median of ${setup.rounds} rounds)`;
   for (const [label, byKind] of Object.entries(measured)) {
@@ -373,15 +373,19 @@ async function measurePinned() {
       baselineName: bareName,
       baseline: bare.rps,
     });
+    // No aim: processes of one kind differ by more than 5 % for their whole life (the spread
+    // below), so three of each cannot tell a 5 % fleet cost from luck (bench/README.md). The aims
+    // above, against bare Next, are held in a fleet, as deployed.
+    const spread = (/** @type {number[]} */ each) => Math.max(...each) / Math.min(...each) - 1;
     record({
       section,
       name: `${label} throughput, in a fleet against alone`,
       value: fleet.rps,
       unit: 'req/s',
-      baselineName: 'same build without FLEET_PEERS',
+      baselineName: `same build without FLEET_PEERS; processes of one kind spread ${Math.round(
+        100 * Math.max(spread(fleet.each), spread(alone.each)),
+      )} %`,
       baseline: alone.rps,
-      target: 'within 5 %',
-      met: fleet.rps >= 0.95 * alone.rps,
     });
     record({
       section,
@@ -484,7 +488,7 @@ async function measureObservabilityCost() {
  * renders and does nothing else, with SENTRY_TRACES_SAMPLE_RATE at 0 and at 1 against the same
  * pages without a DSN (tracing absent). Each server sends to a stand-in ingest that answers 200 at
  * once, so at 1 the cost includes sending every transaction. Median of 2 alternating runs each.
- * @param {{ port: number, received: () => number, stop: () => Promise<void> }} sink
+ * @param {{ port: number, received: () => Promise<number>, stop: () => Promise<unknown> }} sink
  */
 async function measureTracingCost(sink) {
   progress('server tracing: sampling at 0 and at 1 against tracing absent, a rendered page');
@@ -498,7 +502,7 @@ async function measureTracingCost(sink) {
       [atZero, '0'],
       [atOne, '1'],
     ])) {
-      const before = sink.received();
+      const before = await sink.received();
       /** Requests the traced server answered, over both of its runs. */
       let traced = 0;
       const [a, b] = await alternate(
@@ -515,7 +519,7 @@ async function measureTracingCost(sink) {
       );
       // What is still on its way to the ingest arrives within a second (a local ingest).
       await new Promise((resolve) => setTimeout(resolve, 1000));
-      const envelopes = sink.received() - before;
+      const envelopes = (await sink.received()) - before;
       record({
         section,
         name: `${page} throughput, SENTRY_TRACES_SAMPLE_RATE=${rate}`,
@@ -540,26 +544,35 @@ async function measureTracingCost(sink) {
   }
 }
 
-/** A stand-in ingest on loopback that answers 200 at once and counts what it got. */
+/**
+ * A stand-in ingest on loopback that answers 200 at once and counts what it got. A process of its
+ * own: in this one, which generates the load, its hundreds of envelopes a second at rate 1 slowed
+ * the load of the traced server alone, a bias against the very row it serves.
+ */
 async function startSink() {
-  let received = 0;
-  const server = http.createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      received += 1;
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
+  const source = `
+    const http = require('node:http');
+    let received = 0;
+    http.createServer((req, res) => {
+      if (req.method === 'GET' && req.url === '/received') return res.end(String(received));
+      req.resume();
+      req.on('end', () => {
+        received += 1;
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    }).listen(Number(process.env.PORT), '127.0.0.1');
+  `;
+  const sink = await startServerProcess({
+    command: process.execPath,
+    args: ['-e', source],
+    cwd: ROOT,
+    readyPath: '/received',
   });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
-  const address = /** @type {import('node:net').AddressInfo} */ (server.address());
   return {
-    port: address.port,
-    received: () => received,
-    stop: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve(undefined));
-      }),
+    port: sink.port,
+    /** @returns {Promise<number>} */
+    received: async () => Number(await (await fetch(`${sink.url}/received`)).text()),
+    stop: () => sink.stop(),
   };
 }
 
@@ -598,12 +611,23 @@ const LIGHTHOUSE_RUNS = Number(process.env.BENCH_LIGHTHOUSE_RUNS) || 3;
 /**
  * The median score per category of LIGHTHOUSE_RUNS audits of `url`, and every audit below 1 in any
  * of them. Performance moves with this machine's load (total blocking time): bare Next's /404
- * scored 95 and 99 in two runs a minute apart (bench/README.md).
+ * scored 95 and 99 in two runs a minute apart (bench/README.md). A run whose trace Lighthouse could
+ * not record (NO_NAVSTART: it asks to be run again) scores no category, and is run again, up to
+ * twice per run kept.
  * @param {string} url
  */
 async function steadyAudit(url) {
   const runs = [];
-  for (let i = 0; i < LIGHTHOUSE_RUNS; i += 1) runs.push(await audit(url));
+  for (let tries = 0; runs.length < LIGHTHOUSE_RUNS && tries < 3 * LIGHTHOUSE_RUNS; tries += 1) {
+    const run = await audit(url);
+    if ([run.performance, run.accessibility, run.bestPractices].every(Number.isFinite)) runs.push(run);
+    else
+      progress(
+        `lighthouse ${url}: a run scored nothing (${run.failing.find((f) => f.includes('error:')) ?? 'no reason given'}); again`,
+      );
+  }
+  if (runs.length === 0)
+    throw new Error(`Lighthouse scored nothing for ${url} in ${3 * LIGHTHOUSE_RUNS} runs`);
   return {
     performance: median(runs.map((run) => run.performance)),
     accessibility: median(runs.map((run) => run.accessibility)),
