@@ -22,7 +22,7 @@
 //   the CPU and the bytes went per request, by whose code and by the shell's stage
 //   (./lib/profilers.js, ./lib/profile-summary.js); its memory figures are then of profiled servers, not comparable.
 const fs = require('node:fs');
-const http = require('node:http');
+const autocannon = require('autocannon');
 const path = require('node:path');
 const { ROOT, WORK, buildApp, buildBareApp } = require('./lib/builds.js');
 const { median } = require('./lib/median.js');
@@ -38,8 +38,8 @@ const PROFILE = process.env.SOAK_PROFILE === '1';
 /** The aims of the issue "Lean under load", against bare Next. */
 const MEDIAN_AIM_MIB = 8;
 const PEAK_AIM_MIB = 16;
-/** Requests are sent in batches this often, RATE × TICK_MS / 1000 each. */
-const TICK_MS = 20;
+/** Connections to each server: more than the rate ever keeps busy at once. */
+const CONNECTIONS = 16;
 /** An answer slower than this counts as an error: the load stays open-loop and bounded. */
 const REQUEST_TIMEOUT_MS = 5000;
 
@@ -61,53 +61,27 @@ function pathFor(i, paths) {
 }
 
 /**
- * Sends RATE requests a second to one server, over a keep-alive pool, for `seconds`. Counts
- * answers by status; a request that fails or takes over REQUEST_TIMEOUT_MS counts as an error.
+ * Sends RATE requests a second to one server for `seconds`, with autocannon (as ./lib/load.js, at a
+ * fixed overall rate, the i-th request's path from pathFor). Counts answers by status; a request
+ * that fails or takes over REQUEST_TIMEOUT_MS counts as an error.
  * @param {string} base @param {{ product: string, health: string }} paths @param {number} seconds
+ * @returns {Promise<{ sent: number, statuses: Record<string, number>, errors: number }>}
  */
-function drive(base, paths, seconds) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+async function drive(base, paths, seconds) {
+  let sent = 0;
+  const result = await autocannon({
+    url: base,
+    connections: CONNECTIONS,
+    overallRate: RATE,
+    duration: seconds,
+    timeout: REQUEST_TIMEOUT_MS / 1000,
+    requests: [{ setupRequest: (request) => ({ ...request, path: pathFor(sent++, paths) }) }],
+  });
   /** @type {Record<string, number>} */
   const statuses = {};
-  let errors = 0;
-  let sent = 0;
-  let inFlight = 0;
-  const perTick = (RATE * TICK_MS) / 1000;
-  const started = Date.now();
-  return new Promise((resolve) => {
-    const timer = setInterval(() => {
-      const due = Math.floor(((Date.now() - started) / 1000) * RATE);
-      // At most two ticks' worth at once: a stalled load generator does not burst afterwards.
-      for (let n = 0; sent < due && n < 2 * perTick; n += 1) {
-        const url = `${base}${pathFor(sent, paths)}`;
-        sent += 1;
-        inFlight += 1;
-        const req = http.get(url, { agent, timeout: REQUEST_TIMEOUT_MS }, (res) => {
-          res.resume();
-          res.on('end', () => {
-            const key = String(res.statusCode);
-            statuses[key] = (statuses[key] ?? 0) + 1;
-            inFlight -= 1;
-          });
-        });
-        req.on('timeout', () => req.destroy(new Error('timeout')));
-        req.on('error', () => {
-          errors += 1;
-          inFlight -= 1;
-        });
-      }
-      if (Date.now() - started >= seconds * 1000) {
-        clearInterval(timer);
-        const end = Date.now() + REQUEST_TIMEOUT_MS;
-        const settle = setInterval(() => {
-          if (inFlight > 0 && Date.now() < end) return;
-          clearInterval(settle);
-          agent.destroy();
-          resolve({ sent, statuses, errors });
-        }, 50);
-      }
-    }, TICK_MS);
-  });
+  for (const [status, { count }] of Object.entries(result.statusCodeStats ?? {}))
+    statuses[status] = count ?? 0;
+  return { sent, statuses, errors: result.errors + result.timeouts };
 }
 
 /** Floor, median and peak of some readings. @param {number[]} readings */
