@@ -10,7 +10,10 @@ export interface TunnelRequest {
   headers: IncomingHttpHeaders;
 }
 
-/** What to do with a body the answer did not read: leave it, discard it as it comes, or hang up. */
+/**
+ * What to do with a body the answer did not read: leave it; discard it (within bounds) so the
+ * answer is read before the connection closes; or hang up at once.
+ */
 export type Rest = 'keep' | 'drain' | 'close';
 
 export type Answer = {

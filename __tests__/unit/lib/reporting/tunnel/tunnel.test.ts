@@ -313,6 +313,7 @@ describe('the tunnel’s defaults', () => {
       uploadGraceMs: 2000,
       uploadMinBytesPerSecond: 16_384,
       maxBufferedBytes: 16_777_216,
+      discardBytes: 4_194_304,
       upstreamConnections: 8,
     });
   });
@@ -628,11 +629,57 @@ describe('what the tunnel does with a body it will not read', () => {
     expect(answered).toEqual({ statuses: ['HTTP/1.1 408'], closed: true });
   });
 
-  it('closes the connection after a too-large chunked body, which nothing bounds', async () => {
+  it('reads a too-large chunked body to its end, then closes the connection', async () => {
     const answered = await onOneConnection(
       `POST ${PATH} HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n${big.length.toString(16)}\r\n${big}\r\n0\r\n\r\n` +
         `GET ${PATH} HTTP/1.1\r\nHost: x\r\n\r\n`,
     );
     expect(answered).toEqual({ statuses: ['HTTP/1.1 413'], closed: true });
+  });
+
+  /**
+   * A tunnel that discards up to `discardBytes` of a refused body. Writes a POST declaring
+   * `declared` bytes and all of `body` at once; resolves with what came back once the tunnel ends
+   * or breaks the connection.
+   */
+  async function sendWholeFirst(declared: number, body: Buffer, discardBytes?: number) {
+    const own = createTunnel({
+      dsn: tunnelDsn,
+      path: PATH,
+      maxBytes: 4096,
+      ...(discardBytes ? { discardBytes } : {}),
+    });
+    const server = createServer((req, res) => void own.handle(req, res));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      return await new Promise<{ text: string; error?: string }>((resolve) => {
+        const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+        let text = '';
+        let error: string | undefined;
+        socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+        socket.on('error', (failure: NodeJS.ErrnoException) => (error = failure.code));
+        socket.on('close', () => resolve({ text, ...(error ? { error } : {}) }));
+        socket.write(`POST ${PATH} HTTP/1.1\r\nHost: x\r\nContent-Length: ${declared}\r\n\r\n`);
+        socket.write(body);
+      });
+    } finally {
+      own.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  }
+
+  it('gets its 413 to a sender that writes a body declared too large whole before reading', async () => {
+    // More than loopback's buffers hold: closing on it unread resets the connection, answer and all.
+    const body = Buffer.alloc(8 * 1024 * 1024, 'x');
+    const seen = await sendWholeFirst(body.length, body, 16 * 1024 * 1024);
+    expect(seen.error).toBeUndefined();
+    expect(seen.text).toMatch(/^HTTP\/1\.1 413 [^]*\r\n\r\nEnvelope too large\.$/);
+  });
+
+  it('does not wait for a rest declared over 4 MiB, the most it discards', async () => {
+    // Nothing of the body is sent: only the tunnel hanging up ends this before the test's timeout.
+    const seen = await sendWholeFirst(4 * 1024 * 1024 + 1, Buffer.alloc(0));
+    expect(seen.text).toMatch(/^HTTP\/1\.1 413 /);
   });
 });
