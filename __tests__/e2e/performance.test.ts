@@ -66,6 +66,15 @@ async function openPage(server: RunningServer): Promise<{ page: Page; files: str
 }
 
 describe('with SENTRY_TRACES_SAMPLE_RATE=1', () => {
+  it('traces the very first request after the server says it is ready', async () => {
+    // Next prepares itself (its instrumentation hook: the Sentry client) on its first request, and
+    // the readiness probe never reaches Next: the server asks Next once before it listens.
+    const server = await startServer({ distDir: TRACING_BUILD });
+    servers.push(server);
+    const html = await (await fetch(`${server.url}${PAGE}`)).text();
+    expect(/<meta name="sentry-trace" content="[0-9a-f]{32}-[0-9a-f]{16}-(\d)"/.exec(html)?.[1]).toBe('1');
+  });
+
   it('sends a session, the server transaction and a page load with Web Vitals, in one trace', async () => {
     const server = await startServer({ distDir: TRACING_BUILD });
     servers.push(server);

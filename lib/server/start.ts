@@ -63,6 +63,29 @@ function warmUp(server: http.Server): Promise<void> {
   });
 }
 
+/**
+ * Has Next prepare itself and load the health route, through its own handler on a loopback
+ * listener of its own, before the server listens. In production Next prepares on its first request,
+ * not in `app.prepare()`: its instrumentation hook, which starts the Sentry client, runs then. The
+ * probes are answered before Next (lib/health/stage.ts), so without this the first visitor would
+ * pay for Next's preparation, and the tracer would find no client for the first requests.
+ */
+async function warmUpNext(handle: (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>) {
+  const own = http.createServer((req, res) => void handle(req, res));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      own.once('error', reject);
+      own.listen(0, '127.0.0.1', resolve);
+    });
+    await warmUp(own);
+  } catch (error) {
+    log('warn', 'server.warm_up_failed', { error: errorFields(error) });
+  } finally {
+    own.closeAllConnections();
+    await new Promise((resolve) => own.close(resolve));
+  }
+}
+
 /** Reports a process-level error through the reporter instrumentation installed, or logs it. */
 function reportProcessError(error: unknown, mechanism: string): void {
   const reference = reportThroughServerHook(error, {
@@ -283,6 +306,7 @@ export async function main({ dev }: { dev: boolean }): Promise<void> {
       upgrade: dev ? app.getUpgradeHandler() : undefined,
     },
   });
+  await warmUpNext(app.getRequestHandler());
   const { server } = pipeline;
   installGracefulShutdown({
     server,
