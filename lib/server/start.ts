@@ -40,21 +40,18 @@ import { wordsStage } from '../language/words-stage';
 // The compiled file sits at dist/lib/server/start.js, three folders below the app's root.
 const ROOT = path.resolve(__dirname, '../../..');
 
-/** Loads the health route once over loopback, so the first real probe does not pay for it. */
-function warmUp(server: http.Server): Promise<void> {
+/** Asks `server` for `target` once over loopback, so that the first real request does not pay for it. */
+function warmUp(server: http.Server, target: string): Promise<void> {
   return new Promise((resolve) => {
     const address = server.address();
     if (!address || typeof address === 'string') return resolve();
     const host = address.address === '0.0.0.0' || address.address === '::' ? '127.0.0.1' : address.address;
     // agent: false: Node's global agent would keep the connection open (and counted against
     // MAX_CONNECTIONS) for seconds after.
-    const req = http.get(
-      { host, port: address.port, path: '/api/health/live', timeout: 30_000, agent: false },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve());
-      },
-    );
+    const req = http.get({ host, port: address.port, path: target, timeout: 30_000, agent: false }, (res) => {
+      res.resume();
+      res.on('end', () => resolve());
+    });
     req.on('timeout', () => req.destroy(new Error('warm-up timed out')));
     req.on('error', (error) => {
       log('warn', 'server.warm_up_failed', { error: errorFields(error) });
@@ -64,11 +61,11 @@ function warmUp(server: http.Server): Promise<void> {
 }
 
 /**
- * Has Next prepare itself and load the health route, through its own handler on a loopback
- * listener of its own, before the server listens. In production Next prepares on its first request,
- * not in `app.prepare()`: its instrumentation hook, which starts the Sentry client, runs then. The
- * probes are answered before Next (lib/health/stage.ts), so without this the first visitor would
- * pay for Next's preparation, and the tracer would find no client for the first requests.
+ * Has Next prepare itself, through its own handler on a loopback listener of its own, before the
+ * server says it is ready. In production Next prepares on its first request, not in
+ * `app.prepare()`: its instrumentation hook, which starts the Sentry client, runs then. The probes
+ * are answered before Next (lib/health/stage.ts), so without this the first visitor would pay for
+ * Next's preparation, and the tracer would find no client for the first requests.
  */
 async function warmUpNext(handle: (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>) {
   const own = http.createServer((req, res) => void handle(req, res));
@@ -77,7 +74,9 @@ async function warmUpNext(handle: (req: http.IncomingMessage, res: http.ServerRe
       own.once('error', reject);
       own.listen(0, '127.0.0.1', resolve);
     });
-    await warmUp(own);
+    // A route, not a public file: Next streams a public file without preparing (its first request
+    // was still untraced after a warm-up on /robots.txt).
+    await warmUp(own, PROBE_PATHS.live);
   } catch (error) {
     log('warn', 'server.warm_up_failed', { error: errorFields(error) });
   } finally {
@@ -267,6 +266,9 @@ export async function main({ dev }: { dev: boolean }): Promise<void> {
   const { default: next } = await import('next');
   const app = next({ dev, dir: ROOT, hostname: settings.host, port: settings.port, webpack: true });
   await app.prepare();
+  const handle = app.getRequestHandler();
+  // Begun now, waited for just before ready: the rest of the start overlaps its file reads.
+  const nextWarmed = warmUpNext(handle);
   const pipeline = createPipeline({
     settings,
     dev,
@@ -301,12 +303,11 @@ export async function main({ dev }: { dev: boolean }): Promise<void> {
       dev ? await developmentWorker() : readWorkerScripts(ROOT, distDir, offeredLanguages()),
     ),
     next: {
-      handle: app.getRequestHandler(),
+      handle,
       renderError: (req, res, pathname) => app.renderError(null, req, res, pathname, {}),
       upgrade: dev ? app.getUpgradeHandler() : undefined,
     },
   });
-  await warmUpNext(app.getRequestHandler());
   const { server } = pipeline;
   installGracefulShutdown({
     server,
@@ -326,7 +327,7 @@ export async function main({ dev }: { dev: boolean }): Promise<void> {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : settings.port;
   log('info', 'server.listening', { host: settings.host, port, dev });
-  await warmUp(server);
+  await Promise.all([warmUp(server, PROBE_PATHS.live), nextWarmed]);
   enterPhase('ready', { port });
   management?.refresh();
   // Its peers asked who this instance is before it listened; asked again now, each asks back
