@@ -267,8 +267,10 @@ export async function main({ dev }: { dev: boolean }): Promise<void> {
   const app = next({ dev, dir: ROOT, hostname: settings.host, port: settings.port, webpack: true });
   await app.prepare();
   const handle = app.getRequestHandler();
-  // Begun now, waited for just before ready: the rest of the start overlaps its file reads.
-  const nextWarmed = warmUpNext(handle);
+  // Begun now, waited for just before ready: the rest of the start overlaps its file reads. Not
+  // under `npm run dev`, whose Next prepares in app.prepare(): there a warm-up through a listener
+  // of its own left the page without its error overlay and hot reload (dev-server.test.ts).
+  const nextWarmed = dev ? null : warmUpNext(handle);
   const pipeline = createPipeline({
     settings,
     dev,
