@@ -85,7 +85,12 @@ export interface Tunnel {
 }
 
 /** Writes an answer verdict, then deals with the body it did not read. */
-function respond(req: IncomingMessage, res: ServerResponse, verdict: Answer | HangUp, rest: LingerLimits) {
+function respond(
+  req: IncomingMessage,
+  res: ServerResponse,
+  verdict: Answer | HangUp,
+  discardLimits: LingerLimits,
+) {
   if (verdict.kind === 'hang-up') {
     recordTunnel('abandoned', 'upload_aborted');
     return void req.destroy();
@@ -93,7 +98,7 @@ function respond(req: IncomingMessage, res: ServerResponse, verdict: Answer | Ha
   recordTunnel(verdict.outcome, verdict.reason);
   // Declared or not, the rest is read within bounds and discarded, then the connection closes:
   // closing on unread bytes would reset it, and the reset can overtake the answer.
-  if (verdict.rest === 'drain') return answerThenDiscard(req, res, verdict, rest);
+  if (verdict.rest === 'drain') return answerThenDiscard(req, res, verdict, discardLimits);
   // 'close' needs nothing more: such an answer says `Connection: close`, and Node closes the
   // connection once it is sent.
   sendPlain(res, verdict.status, verdict.message, verdict.headers);
@@ -112,7 +117,7 @@ export function createTunnel(options: TunnelOptions): Tunnel {
   // clients that trickle a byte a second hold nothing, and real reports still fit beside them.
   const budget = createUploadBudget(options.maxBufferedBytes ?? TUNNEL_DEFAULTS.maxBufferedBytes);
   // What the rest of a refused body may cost: no more than an upload may.
-  const rest: LingerLimits = {
+  const discardLimits: LingerLimits = {
     maxBytes: options.discardBytes ?? TUNNEL_DEFAULTS.discardBytes,
     maxMs: limits.maxMs,
   };
@@ -167,13 +172,13 @@ export function createTunnel(options: TunnelOptions): Tunnel {
   async function handle(req: IncomingMessage, res: ServerResponse) {
     try {
       const refused = admit(req);
-      if (refused) return respond(req, res, refused, rest);
+      if (refused) return respond(req, res, refused, discardLimits);
       const upload = await readUpload(req, budget, limits);
       try {
         const verdict = judge(req, upload, dsn);
-        if (verdict.kind !== 'forward') return respond(req, res, verdict, rest);
+        if (verdict.kind !== 'forward') return respond(req, res, verdict, discardLimits);
         const failed = await forward(res, verdict);
-        if (failed) respond(req, res, failed, rest);
+        if (failed) respond(req, res, failed, discardLimits);
       } finally {
         if (upload.kind === 'body') upload.release();
       }

@@ -12,7 +12,8 @@ export interface TunnelRequest {
 
 /**
  * What to do with a body the answer did not read: leave it; discard it (within bounds) so the
- * answer is read before the connection closes; or hang up at once.
+ * answer is read before the connection closes; or close once the answer is sent (such an answer
+ * says `Connection: close`, which is what closes it).
  */
 export type Rest = 'keep' | 'drain' | 'close';
 
