@@ -30,7 +30,11 @@ const {
 const SECONDS = Number(process.env.BENCH_SECONDS) || 4;
 const CONNECTIONS = 10;
 const SATURATING_CONNECTIONS = 64;
-const STARTS = Number(process.env.BENCH_STARTS) || 5;
+/**
+ * Starts of each, alternating; their median. With 5, the medians of one build's starts moved by a
+ * tenth from run to run (bare Next's 424 and 553 ms a few minutes apart); 11 cost 15 s more.
+ */
+const STARTS = Number(process.env.BENCH_STARTS) || 11;
 /** Alternating rounds of the tracing rows, whose aim sits near what the row measures. */
 const TRACING_ROUNDS = 5;
 // A DSN nothing listens on: the tunnel is mounted, and nothing is sent (no errors happen).

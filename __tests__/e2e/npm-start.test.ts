@@ -29,28 +29,36 @@ it('serves the build, and drains and exits 0 on SIGTERM', async () => {
   expect(server.output()).toMatch(/"event":"lifecycle\.draining"/);
 });
 
-it('says in one line which port is taken, with no stack', async () => {
-  const port = await freePort();
-  const taken = net.createServer();
-  await new Promise<void>((resolve) => taken.listen(port, '127.0.0.1', resolve));
-  try {
-    const result = spawnSync('npm', ['start'], {
-      cwd: ROOT,
-      env: { ...process.env, ...env, PORT: String(port), MANAGEMENT_PORT: '0' },
-      encoding: 'utf8',
-      timeout: 30_000,
-    });
-    expect(result.status).toBe(1);
-    const ours = `${result.stdout}\n${result.stderr}`
-      .split('\n')
-      .filter((line) => line.trim() !== '' && !line.startsWith('> '));
-    // The one line of the failure, after the start's own info lines (config loaded, Next ready…).
-    const failures = ours.filter((line) => /"level":"(error|fatal)"/.test(line) || !line.startsWith('{'));
-    expect(failures).toEqual([
-      expect.stringContaining(`Port ${port} is already in use (PORT): stop what listens there`),
-    ]);
-    expect(ours.join('\n')).not.toMatch(/\\n\s+at |^\s+at /m);
-  } finally {
-    await new Promise((resolve) => taken.close(resolve));
-  }
-});
+// MANAGEMENT_PORT too: its listener's thread boots beside the rest of the start (lib/server/start.ts),
+// and a port it cannot have still stops the start before the server listens.
+it.each(['PORT', 'MANAGEMENT_PORT'])(
+  'says in one line which port is taken (%s), with no stack',
+  async (setting) => {
+    const port = await freePort();
+    const other = setting === 'PORT' ? { MANAGEMENT_PORT: '0' } : { PORT: String(await freePort()) };
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(port, '127.0.0.1', resolve));
+    try {
+      const result = spawnSync('npm', ['start'], {
+        cwd: ROOT,
+        env: { ...process.env, ...env, ...other, [setting]: String(port) },
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+      expect(result.status).toBe(1);
+      const ours = `${result.stdout}\n${result.stderr}`
+        .split('\n')
+        .filter((line) => line.trim() !== '' && !line.startsWith('> '));
+      // The one line of the failure, after the start's own info lines (config loaded, Next ready…).
+      const failures = ours.filter((line) => /"level":"(error|fatal)"/.test(line) || !line.startsWith('{'));
+      expect(failures).toEqual([
+        expect.stringContaining(`Port ${port} is already in use (${setting}): stop what listens there`),
+      ]);
+      // The public port was never listened on: no line says so.
+      expect(ours.join('\n')).not.toMatch(/"event":"server\.listening"/);
+      expect(ours.join('\n')).not.toMatch(/\\n\s+at |^\s+at /m);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+  },
+);
