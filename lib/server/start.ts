@@ -19,6 +19,7 @@ import { startManagement, type Management } from '../management/listener';
 import { guardStream } from '../log/destination';
 import { errorFields, log, setLogLevel } from '../log/logger';
 import { reportThroughServerHook } from '../reporting/server-hook';
+import { transactionWorkerSlot } from '../reporting/node/transaction-thread';
 import type { Metrics } from '../metrics/registry';
 import type { Tunnel } from '../reporting/tunnel';
 import type { ReportQueue } from '../reporting/queue/queue';
@@ -263,6 +264,10 @@ export async function main({ dev }: { dev: boolean }): Promise<void> {
           sampleRate: tracesSampleRate(),
         })
       : null;
+
+  // With transactions, they are prepared on a thread of their own (lib/reporting/node/transaction-thread.ts),
+  // whose file the Sentry client, made when Next prepares, finds here.
+  if (tracer) transactionWorkerSlot.write(path.join(__dirname, '../reporting/node/transaction-worker.js'));
 
   const fleet = dev ? null : await joinFleet(settings, distDir);
 

@@ -2,6 +2,7 @@
 // envelope, each send a promise of the ingest's answer. The compiled server (lib/server/start.ts)
 // hands the starter to the report queue (../queue/open.ts), which every envelope goes through.
 import { Worker } from 'node:worker_threads';
+import { inBatches } from './in-batches';
 import type { IngestReply, IngestRequest, IngestWorkerData, MessageEnd } from './ingest-worker';
 
 export interface IngestAnswer {
@@ -59,21 +60,13 @@ export function senderOver(end: MessageEnd) {
       }
     }
   });
-  // What is sent in one turn of the event loop goes as one message: a message costs the request's
-  // thread more than the bytes it carries.
-  let batch: IngestRequest[] = [];
-  const post = () => {
-    const requests = batch;
-    batch = [];
-    end.postMessage(requests);
-  };
+  const toThread = inBatches<IngestRequest>((requests) => end.postMessage(requests));
   const sender: IngestSender = {
     send: (body, headers) =>
       new Promise((resolve, reject) => {
         nextId += 1;
         waiting.set(nextId, { resolve, reject });
-        if (batch.length === 0) setImmediate(post);
-        batch.push(headers ? { id: nextId, body, headers } : { id: nextId, body });
+        toThread(headers ? { id: nextId, body, headers } : { id: nextId, body });
       }),
   };
   const gone = (why: string) => {

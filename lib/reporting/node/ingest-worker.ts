@@ -4,6 +4,7 @@
 // "Tracing at rate 1"). Compiled to dist/lib/reporting/node/ingest-worker.js beside the server,
 // which starts it (./ingest-thread.ts).
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { inBatches } from './in-batches';
 import { createIngestForwarder, failureReason, type UpstreamAnswer } from '../tunnel/forward';
 import type { IngestAnswer, IngestLimits } from './ingest-thread';
 import { MAX_PASSED_BACK_BODY } from '../tunnel/policy';
@@ -58,21 +59,13 @@ export function sendFromThisThread(url: string, limits: IngestLimits) {
 /** Sends each envelope that arrives on `port`, and answers on it, a turn's answers at once. Never throws. */
 export function answerIngestRequests(port: MessageEnd, data: IngestWorkerData): void {
   const send = sendFromThisThread(data.url, data);
-  let answers: IngestReply[] = [];
-  const post = () => {
-    const replies = answers;
-    answers = [];
+  const reply = inBatches<IngestReply>((replies) => {
     try {
       port.postMessage(replies);
     } catch {
       // The parent is gone: nothing waits for the answers.
     }
-  };
-  const reply = (message: IngestReply) => {
-    // Stryker disable next-line ConditionalExpression: a post per answer sends the same answers, only in more messages.
-    if (answers.length === 0) setImmediate(post);
-    answers.push(message);
-  };
+  });
   port.onMessage((message) => {
     for (const { id, body, headers } of message as IngestRequest[]) {
       send(body, headers).then(

@@ -10,10 +10,13 @@
 import {
   type BaseTransportOptions,
   createTransport,
+  type DataCategory,
   envelopeItemTypeToDataCategory,
+  type EventDropReason,
   forEachEnvelopeItem,
   parseEnvelope,
   type Transport,
+  type TransportMakeRequestResponse,
 } from '@sentry/core';
 import { reportQueueSlot } from '../queue/queue';
 import { transportResponseOf } from './ingest-thread';
@@ -41,32 +44,59 @@ export const TRANSPORT_LIMITS = {
 /** What the transport answers the SDK for an envelope that waits in the report queue. */
 export const QUEUED_STATUS = 202;
 
+/** What a drop is told to: the SDK's recordDroppedEvent, or the counts it would make. */
+export type DropRecorder = (reason: EventDropReason, category: DataCategory) => void;
+
 /**
- * A transport for the server's client; `limits` for tests. With the server's report queue
- * (../queue/), every envelope goes through it; without (unit tests, a bundle alone), straight to
- * the ingest.
+ * How an envelope's bytes reach the ingest, answered as the SDK's transport reads an answer: `{}`
+ * for one dropped on the way (told to `dropped`). Rejects when the ingest could not be asked.
  */
-export function makeServerTransport(limits = TRANSPORT_LIMITS) {
+export type Delivery = (
+  body: string | Uint8Array,
+  dropped: DropRecorder,
+) => Promise<TransportMakeRequestResponse>;
+
+/**
+ * To the ingest at `url`: through the server's report queue (../queue/) when there is one, which
+ * sends from the ingest thread and keeps what waits for the ingest; without (unit tests, a bundle
+ * alone), straight to the ingest from this thread.
+ */
+export function deliverToIngest(url: string, limits = TRANSPORT_LIMITS): Delivery {
+  let inThread: ReturnType<typeof sendFromThisThread> | null = null;
+  return async (body, dropped) => {
+    const queue = reportQueueSlot.read();
+    if (queue) {
+      const submitted = await queue.submit('server', body);
+      if (submitted.kind === 'answered') return transportResponseOf(submitted.reply);
+      // 202: it waits in the queue, which counts what becomes of it (./server-client.ts).
+      if (submitted.kind === 'queued') return { statusCode: QUEUED_STATUS };
+      forEachEnvelopeItem(parseEnvelope(body), (_item, type) =>
+        dropped('queue_overflow', envelopeItemTypeToDataCategory(type)),
+      );
+      return {};
+    }
+    inThread ??= sendFromThisThread(url, limits);
+    return transportResponseOf(await inThread(body));
+  };
+}
+
+/**
+ * A transport for the server's client; `limits` for tests. `deliveryTo` makes the delivery for the
+ * URL the SDK hands the transport: to the ingest (the default), or to the request's thread from
+ * the transaction thread (./transaction-worker.ts).
+ */
+export function makeServerTransport(
+  limits = TRANSPORT_LIMITS,
+  deliveryTo: (url: string) => Delivery = (url) => deliverToIngest(url, limits),
+) {
   return (options: BaseTransportOptions): Transport => {
-    let inThread: ReturnType<typeof sendFromThisThread> | null = null;
+    const deliver = deliveryTo(options.url);
     let heldBytes = 0;
     const transport = createTransport({ ...options, bufferSize: limits.envelopes }, async ({ body }) => {
       const size = Buffer.byteLength(body);
       heldBytes += size;
       try {
-        const queue = reportQueueSlot.read();
-        if (queue) {
-          const submitted = await queue.submit('server', body);
-          if (submitted.kind === 'answered') return transportResponseOf(submitted.reply);
-          // 202: it waits in the queue, which counts what becomes of it (./sentry-client.ts).
-          if (submitted.kind === 'queued') return { statusCode: QUEUED_STATUS };
-          forEachEnvelopeItem(parseEnvelope(body), (_item, type) =>
-            options.recordDroppedEvent('queue_overflow', envelopeItemTypeToDataCategory(type)),
-          );
-          return {};
-        }
-        inThread ??= sendFromThisThread(options.url, limits);
-        return transportResponseOf(await inThread(body));
+        return await deliver(body, options.recordDroppedEvent);
       } finally {
         heldBytes -= size;
       }

@@ -1,0 +1,146 @@
+// The server's @sentry/core client (no OpenTelemetry-based SDK), made the same way on the request's
+// thread (./sentry-client.ts) and on the transaction thread (./transaction-worker.ts): the same
+// options, the same scrub, and the same counts (app_error_reports_total, app_transactions_total),
+// which the transaction thread hands back to the request's thread, where the metrics live.
+import {
+  type BaseTransportOptions,
+  createStackParser,
+  type DataCategory,
+  dedupeIntegration,
+  type Event,
+  type EventDropReason,
+  type EventHint,
+  eventFiltersIntegration,
+  linkedErrorsIntegration,
+  type Scope,
+  type Transport,
+  uuid4,
+} from '@sentry/core';
+import { nodeStackLineParser, ServerRuntimeClient } from '@sentry/core/server';
+import { type ReportOutcome, statusClass, type TransactionOutcome } from '../../metrics/record';
+import { DATA_COLLECTION } from '../data-collection';
+import { scrubEvent, scrubTransaction } from '../scrub';
+import { QUEUED_STATUS } from './transport';
+
+export interface SentryConfig {
+  dsn: string;
+  release: string;
+  environment: string;
+  /** The share of requests traced (lib/server/trace-requests.ts); 0: no transactions. */
+  tracesSampleRate?: number;
+}
+
+/** Where the counts go: the metrics (lib/metrics/record.ts), or the thread that holds them. */
+export interface Counts {
+  report: (outcome: ReportOutcome, reason: string) => void;
+  transaction: (outcome: TransactionOutcome, reason: string) => void;
+}
+
+/**
+ * Prepares transactions elsewhere (./transaction-thread.ts): false when it cannot take this one,
+ * which is then prepared here.
+ */
+export interface TransactionOffload {
+  post: (event: Event) => boolean;
+}
+
+/** A drop the SDK or the transport names, counted by what was dropped (a transaction's spans are its own). */
+export function countDrop(counts: Counts, reason: EventDropReason, category: DataCategory): void {
+  if (category === 'error') counts.report('dropped', reason);
+  else if (category === 'transaction') counts.transaction('dropped', reason);
+}
+
+/**
+ * What of a finished transaction crosses to the thread that prepares it: the event as the SDK made
+ * it from the span, under its id, with the trace's sampling context (the envelope's `trace`
+ * header) but not the scopes the SDK notes beside it, which hold functions and the client itself.
+ */
+export function transactionForThread(event: Event, eventId: string): Event {
+  const { sdkProcessingMetadata, ...rest } = event;
+  const dsc: unknown = sdkProcessingMetadata?.dynamicSamplingContext;
+  return {
+    ...rest,
+    event_id: eventId,
+    ...(dsc ? { sdkProcessingMetadata: { dynamicSamplingContext: dsc } } : {}),
+  };
+}
+
+/**
+ * The SDK's client, counting what it drops: the SDK tells no hook about a drop (rate limited,
+ * queue full, network error), only its own recordDroppedEvent, which it calls for every one,
+ * client reports on or off. With an offload, a finished transaction is prepared (processed,
+ * scrubbed, made an envelope) on the transaction thread instead of the request's: about a fifth of
+ * a traced page's CPU (bench/README.md, "A traced request").
+ */
+export class CountingClient extends ServerRuntimeClient {
+  private counts: Counts;
+  private offload: TransactionOffload | null;
+
+  constructor(
+    options: ConstructorParameters<typeof ServerRuntimeClient>[0],
+    counts: Counts,
+    offload: TransactionOffload | null,
+  ) {
+    super(options);
+    this.counts = counts;
+    this.offload = offload;
+  }
+
+  override recordDroppedEvent(...args: Parameters<ServerRuntimeClient['recordDroppedEvent']>): void {
+    countDrop(this.counts, args[0], args[1]);
+    super.recordDroppedEvent(...args);
+  }
+
+  override captureEvent(event: Event, hint?: EventHint, currentScope?: Scope): string {
+    if (this.offload && event.type === 'transaction') {
+      const eventId = hint?.event_id ?? uuid4();
+      if (this.offload.post(transactionForThread(event, eventId))) return eventId;
+    }
+    return super.captureEvent(event, hint, currentScope);
+  }
+}
+
+/** The client, not yet initialised (the caller does, after making it current where it should be). */
+export function createServerClient(
+  config: SentryConfig,
+  counts: Counts,
+  transport: (options: BaseTransportOptions) => Transport,
+  offload: TransactionOffload | null = null,
+): CountingClient {
+  const client = new CountingClient(
+    {
+      dsn: config.dsn,
+      release: config.release,
+      environment: config.environment,
+      platform: 'node',
+      runtime: { name: 'node', version: process.version },
+      transport,
+      stackParser: createStackParser(nodeStackLineParser()),
+      integrations: [eventFiltersIntegration(), dedupeIntegration(), linkedErrorsIntegration()],
+      dataCollection: DATA_COLLECTION,
+      sendClientReports: false,
+      beforeSend: (event) => scrubEvent(event),
+      // Tracing: whole transactions (not streamed spans), sent as the request ends, scrubbed like
+      // events. Without a rate no span is ever recorded.
+      ...(config.tracesSampleRate ? { tracesSampleRate: config.tracesSampleRate } : {}),
+      traceLifecycle: 'static',
+      beforeSendTransaction: (event) => scrubTransaction(event),
+    },
+    counts,
+    offload,
+  );
+  // Sent once the ingest took it; queued when it waits for the ingest (the queue's own counters say
+  // when it leaves); an answer it refused counts as dropped, by its status. (No answer at all is a
+  // drop the transport already told recordDroppedEvent about.)
+  client.on('afterSendEvent', (event, response) => {
+    const status = response.statusCode;
+    if (status === undefined) return;
+    const transaction = event.type === 'transaction';
+    const count = transaction ? counts.transaction : counts.report;
+    if (status === QUEUED_STATUS) count('queued', '');
+    // (A final answer is never under 200.)
+    else if (status < 300) count('sent', transaction ? '2xx' : '');
+    else count('dropped', `ingest_${statusClass(status)}`);
+  });
+  return client;
+}
