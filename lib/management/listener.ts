@@ -156,8 +156,6 @@ export async function startManagement(options: ManagementOptions): Promise<Manag
         metrics: options.metrics !== undefined,
       };
       const worker = new Worker(workerFile, { workerData: data });
-      // The worker ends with the process; it never keeps it alive.
-      worker.unref();
       let started = false;
       worker.on('message', (message: ManagementMessage) => {
         if (message.kind === 'scrape') {
@@ -194,6 +192,9 @@ export async function startManagement(options: ManagementOptions): Promise<Manag
           },
         );
       });
+      // The worker ends with the process; it never keeps it alive. After the listeners: a
+      // 'message' listener added later refs the thread again.
+      worker.unref();
     });
 
   let current: Worker;

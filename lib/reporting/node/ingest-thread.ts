@@ -85,8 +85,6 @@ export function workerSenders(workerFile: string): IngestSenders {
     try {
       const data: IngestWorkerData = { kind: 'ingest', url, ...limits };
       const worker = new Worker(workerFile, { workerData: data });
-      // It never keeps the process alive: what waits is flushed at shutdown by the SDK.
-      worker.unref();
       const over = senderOver({
         postMessage: (value) => worker.postMessage(value),
         onMessage: (listener) => worker.on('message', listener),
@@ -98,6 +96,9 @@ export function workerSenders(workerFile: string): IngestSenders {
         // The next envelope sends in-thread rather than into a thread that is gone.
         senders.set(url, null);
       });
+      // It never keeps the process alive: what waits is flushed at shutdown by the SDK. After the
+      // listeners: a 'message' listener added later refs the thread again.
+      worker.unref();
       // Last, so that a thread that could not be set up leaves it null: envelopes send in-thread.
       sender = over.sender;
     } catch {

@@ -118,6 +118,7 @@ export function createServerClient(
       stackParser: createStackParser(nodeStackLineParser()),
       integrations: [eventFiltersIntegration(), dedupeIntegration(), linkedErrorsIntegration()],
       dataCollection: DATA_COLLECTION,
+      // Stryker disable next-line BooleanLiteral: a server runtime client never sends the outcomes it keeps (only a browser's flushes them); false keeps it from keeping them.
       sendClientReports: false,
       beforeSend: (event) => scrubEvent(event),
       // Tracing: whole transactions (not streamed spans), sent as the request ends, scrubbed like

@@ -6,7 +6,7 @@
 // none (unit tests, `next start`), transactions are prepared on the request's thread.
 import { Worker } from 'node:worker_threads';
 import type { Event, TransportMakeRequestResponse } from '@sentry/core';
-import type { ReportOutcome, TransactionOutcome } from '../../metrics/record';
+import type { TransactionOutcome } from '../../metrics/record';
 import { processSlot } from '../../process/slots';
 import { inBatches } from './in-batches';
 import type { MessageEnd } from './ingest-worker';
@@ -38,8 +38,7 @@ export type ToThread =
 /** From the thread. */
 export type FromThread =
   | { kind: 'send'; id: number; body: string | Uint8Array }
-  | { kind: 'count'; of: 'report'; outcome: ReportOutcome; reason: string }
-  | { kind: 'count'; of: 'transaction'; outcome: TransactionOutcome; reason: string }
+  | { kind: 'count'; outcome: TransactionOutcome; reason: string }
   | { kind: 'flushed'; id: number; done: boolean }
   /** How many of the transactions handed over the thread has taken. */
   | { kind: 'taken'; count: number };
@@ -86,8 +85,7 @@ export function transactionsOver(
       } else if (item.kind === 'taken') {
         waiting -= item.count;
       } else if (item.kind === 'count') {
-        if (item.of === 'report') counts.report(item.outcome, item.reason);
-        else counts.transaction(item.outcome, item.reason);
+        counts.transaction(item.outcome, item.reason);
       } else {
         flushes.get(item.id)?.(item.done);
         flushes.delete(item.id);
@@ -106,6 +104,7 @@ export function transactionsOver(
     },
     flush: (timeoutMs) => {
       if (ended) return Promise.resolve(false);
+      // Stryker disable next-line AssignmentOperator: ids only need to differ.
       nextFlush += 1;
       const id = nextFlush;
       return new Promise((resolve) => {
@@ -143,7 +142,6 @@ export function startTransactionThread(
   try {
     const data: TransactionWorkerData = { kind: 'transactions', config };
     const worker = new Worker(workerFile, { workerData: data });
-    worker.unref();
     const over = transactionsOver(
       {
         postMessage: (value) => worker.postMessage(value),
@@ -156,6 +154,8 @@ export function startTransactionThread(
     // Stryker disable next-line ArrowFunction: an error is followed by 'exit', which ends this side the same way.
     worker.on('error', () => over.gone());
     worker.on('exit', () => over.gone());
+    // After the listeners: a 'message' listener added later refs the thread again.
+    worker.unref();
     return over.thread;
   } catch {
     return null;

@@ -24,8 +24,9 @@ export function prepareTransactions(port: MessageEnd, data: TransactionWorkerDat
     }
   });
   const counts: Counts = {
-    report: (outcome, reason) => toParent({ kind: 'count', of: 'report', outcome, reason }),
-    transaction: (outcome, reason) => toParent({ kind: 'count', of: 'transaction', outcome, reason }),
+    // The thread prepares transactions only: an error report is never handed to it.
+    report: () => undefined,
+    transaction: (outcome, reason) => toParent({ kind: 'count', outcome, reason }),
   };
   let nextId = 0;
   const waiting = new Map<
@@ -35,6 +36,7 @@ export function prepareTransactions(port: MessageEnd, data: TransactionWorkerDat
   // A drop on the way (the queue full) the request's thread counted as it answered `{}`.
   const toParentThread: Delivery = (body) =>
     new Promise((resolve, reject) => {
+      // Stryker disable next-line AssignmentOperator: ids only need to differ.
       nextId += 1;
       waiting.set(nextId, { resolve, reject });
       toParent({ kind: 'send', id: nextId, body });
@@ -46,18 +48,18 @@ export function prepareTransactions(port: MessageEnd, data: TransactionWorkerDat
   );
   client.init();
   port.onMessage((message) => {
-    const items = message as ToThread[];
-    const taken = items.filter((item) => item.kind === 'transaction').length;
-    if (taken > 0) toParent({ kind: 'taken', count: taken });
-    for (const item of items) {
+    for (const item of message as ToThread[]) {
       if (item.kind === 'transaction') {
-        // A scope of its own: what the SDK would take from the request's thread's scopes is in the
-        // event already (its trace context, its sampling context).
-        client.captureEvent(item.event, { event_id: item.event.event_id }, new Scope());
+        toParent({ kind: 'taken', count: 1 });
+        // Under the id it has (./server-client.ts), with a scope of its own: what the SDK would
+        // take from the request's thread's scopes is in the event already (its trace context, its
+        // sampling context).
+        client.captureEvent(item.event, undefined, new Scope());
       } else if (item.kind === 'answer') {
         const waiter = waiting.get(item.id);
         waiting.delete(item.id);
-        if ('failed' in item) waiter?.reject(new Error('ingest unreachable'));
+        // (The SDK counts a rejection as a network error, whatever it says.)
+        if ('failed' in item) waiter?.reject(new Error());
         else waiter?.resolve(item.response);
       } else {
         const { id } = item;

@@ -132,7 +132,12 @@ describe('transactions prepared on a thread of their own', () => {
       transaction: 'GET /orders/[id]',
       release: 'r1',
       environment: 'test',
-      contexts: { trace: { trace_id: traceId, span_id: spanId, op: 'http.server' } },
+      platform: 'node',
+      contexts: {
+        trace: { trace_id: traceId, span_id: spanId, op: 'http.server' },
+        runtime: { name: 'node', version: process.version },
+      },
+      sdk: { integrations: ['EventFilters', 'Dedupe', 'LinkedErrors'] },
     });
     expect(s.delivered[0]).not.toContain('tok_live_4242');
     await until(() => s.counted.length === 1);
@@ -158,6 +163,8 @@ describe('transactions prepared on a thread of their own', () => {
     traced();
     await until(() => s.counted.length === 2);
     expect(s.counted).toEqual(['transaction dropped ingest_429', 'transaction dropped ratelimit_backoff']);
+    // No client report about the drop goes to the ingest, at a flush either.
+    await s.thread.flush(2000);
     expect(s.delivered).toHaveLength(1);
   });
 
@@ -209,8 +216,9 @@ describe('transactions prepared on a thread of their own', () => {
     s.answer = async () => ({ statusCode: 200 });
     const { getClient } = await import('@sentry/core');
     getClient()!.captureException(new Error('boom'));
-    await until(() => s.inThread.length === 1);
-    expect(payloadOf(s.inThread[0]!).type).toBe('event');
+    getClient()!.captureEvent({ message: 'an event of another kind', level: 'error' });
+    await until(() => s.inThread.length === 2);
+    expect(s.inThread.map((raw) => payloadOf(raw).type)).toEqual(['event', 'event']);
     expect(s.delivered).toEqual([]);
   });
 
@@ -232,7 +240,8 @@ describe('transactions prepared on a thread of their own', () => {
     );
     expect(thread.post({ type: 'transaction' })).toBe(true);
     expect(thread.post({ type: 'transaction' })).toBe(true);
-    void thread.flush(10);
+    // A thread that says nothing back: the flush ends at its time limit.
+    expect(await thread.flush(10)).toBe(false);
     await until(() => counted.length === 2);
     expect(counted).toEqual([
       'transaction dropped internal_sdk_error',
@@ -265,6 +274,31 @@ describe('transactions prepared on a thread of their own', () => {
   });
 });
 
+describe('the thread’s side alone', () => {
+  it('says how many transactions it took, not the other messages it got', async () => {
+    const channel = new MessageChannel();
+    ports.push(channel.port1, channel.port2);
+    const said: { kind: string; count?: number }[] = [];
+    channel.port1.on('message', (batch: { kind: string; count?: number }[]) => said.push(...batch));
+    prepareTransactions(endOf(channel.port2), { kind: 'transactions', config });
+    channel.port1.postMessage([
+      {
+        kind: 'transaction',
+        event: { type: 'transaction', transaction: 'GET /', start_timestamp: 1, timestamp: 2 },
+      },
+      { kind: 'answer', id: 99, response: {} },
+      { kind: 'flush', id: 1, timeoutMs: 1000 },
+      {
+        kind: 'transaction',
+        event: { type: 'transaction', transaction: 'GET /', start_timestamp: 1, timestamp: 2 },
+      },
+    ]);
+    await until(() => said.some((item) => item.kind === 'flushed'));
+    const taken = said.filter((item) => item.kind === 'taken').reduce((sum, item) => sum + item.count!, 0);
+    expect(taken).toBe(2);
+  });
+});
+
 describe('the thread itself', () => {
   const FIXTURES = path.join(__dirname, '__fixtures__');
   const none = { report: () => undefined, transaction: () => undefined };
@@ -283,7 +317,7 @@ describe('the thread itself', () => {
     )!;
     expect(thread.post({ type: 'transaction', transaction: 'GET /' })).toBe(true);
     await until(() => delivered.length === 1);
-    expect(JSON.parse(delivered[0]!)).toEqual({ kind: 'transactions', config });
+    expect(parseEnvelope(delivered[0]!)[0]).toEqual({ kind: 'transactions', config });
     expect(await thread.flush(2000)).toBe(true);
     thread.post({ type: 'transaction', transaction: 'exit' });
     // Ended: a flush waits no more, and the client prepares on its own thread again.

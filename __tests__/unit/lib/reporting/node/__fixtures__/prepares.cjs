@@ -1,5 +1,5 @@
-// A stand-in transaction thread: hands back, for each transaction of a batch, an "envelope" naming
-// the data the thread was started with; answers a flush done; ends on a transaction named "exit".
+// A stand-in transaction thread: hands back, for each transaction of a batch, an envelope of one
+// transaction whose header is the data the thread was started with; answers a flush done; ends on a transaction named "exit".
 const { parentPort, workerData } = require('node:worker_threads');
 
 let id = 0;
@@ -11,7 +11,7 @@ parentPort?.on(
       if (item.kind === 'transaction') {
         if (item.event?.transaction === 'exit') process.exit(0);
         id += 1;
-        replies.push({ kind: 'send', id, body: JSON.stringify(workerData) });
+        replies.push({ kind: 'send', id, body: `${JSON.stringify(workerData)}\n{"type":"transaction"}\n{}` });
       } else if (item.kind === 'flush') replies.push({ kind: 'flushed', id: item.id, done: true });
     }
     parentPort?.postMessage(replies);
