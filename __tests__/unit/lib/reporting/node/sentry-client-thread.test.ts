@@ -2,43 +2,30 @@
 // server names it: lib/server/start.ts), here a stand-in thread (__fixtures__/prepares.cjs): it is
 // started with the client's settings, only with tracing on, and what it hands back reaches the
 // DSN's ingest, or is counted when the report queue has no room for it.
-import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { parseEnvelope, startInactiveSpan, startNewTrace } from '@sentry/core';
+import { startInactiveSpan, startNewTrace } from '@sentry/core';
 import { lifecycleState, resetLifecycle } from '../../../../../lib/lifecycle/state';
 import { recorderSlot } from '../../../../../lib/metrics/record';
 import { createSentrySender } from '../../../../../lib/reporting/node/sentry-client';
 import { transactionWorkerSlot } from '../../../../../lib/reporting/node/transaction-thread';
 import { reportQueueSlot, type ReportQueue } from '../../../../../lib/reporting/queue/queue';
+import { type Ingest, startIngest } from '../../../../support/ingest';
 import { recorderWith } from '../../../../support/recorder';
+import { freePort } from '../../../../support/server';
 import { until } from '../../../../support/until';
 
-let ingest: Server;
-let received: string[];
+let ingest: Ingest;
 let dsn: string;
 
 beforeAll(async () => {
-  received = [];
-  ingest = createServer((req, res) => {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (chunk: string) => (body += chunk));
-    req.on('end', () => {
-      received.push(body);
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  ingest.listen(0, '127.0.0.1');
-  await once(ingest, 'listening');
-  dsn = `http://publickey@127.0.0.1:${(ingest.address() as AddressInfo).port}/1`;
+  ingest = await startIngest(await freePort());
+  dsn = `http://publickey@127.0.0.1:${ingest.port}/1`;
   transactionWorkerSlot.write(path.join(__dirname, '__fixtures__', 'prepares.cjs'));
 });
 
 beforeEach(() => {
   resetLifecycle();
-  received = [];
+  ingest.envelopes.length = 0;
 });
 
 afterEach(async () => {
@@ -47,10 +34,9 @@ afterEach(async () => {
   recorderSlot.clear();
 });
 
-afterAll(() => {
+afterAll(async () => {
   transactionWorkerSlot.clear();
-  ingest.closeAllConnections();
-  ingest.close();
+  await ingest.stop();
 });
 
 const traced = () => startNewTrace(() => startInactiveSpan({ name: 'GET /', forceTransaction: true })).end();
@@ -60,8 +46,10 @@ describe('the sender with the transaction thread named', () => {
     const config = { dsn, release: 'r1', environment: 'test', tracesSampleRate: 1 };
     createSentrySender(config);
     traced();
-    await until(() => received.length === 1);
-    expect(parseEnvelope(received[0]!)[0]).toEqual({ kind: 'transactions', config });
+    const [envelope] = await ingest.waitFor(() =>
+      ingest.envelopes.length > 0 ? ingest.envelopes : undefined,
+    );
+    expect(envelope!.header).toEqual({ kind: 'transactions', config });
     // At exit, the thread is flushed with the client: both say they are done.
     expect(await lifecycleState().beforeExit.get('error-reports')!()).toEqual([true, true]);
   });
@@ -76,13 +64,13 @@ describe('the sender with the transaction thread named', () => {
     traced();
     await until(() => counted.length === 1);
     expect(counted).toEqual(['dropped queue_overflow']);
-    expect(received).toEqual([]);
+    expect(ingest.envelopes).toEqual([]);
   });
 
   it('starts no thread without tracing: nothing is handed to it', async () => {
     createSentrySender({ dsn, release: 'r1', environment: 'test', tracesSampleRate: 0 });
     traced();
     await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(received).toEqual([]);
+    expect(ingest.envelopes).toEqual([]);
   });
 });
