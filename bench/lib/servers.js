@@ -106,11 +106,29 @@ function fetchAnswer(url) {
  * @param {{ stdoutFile?: string }} [options]  as startApp's, for the measured instance
  */
 async function startAppInFleet(distDir, peerDistDir, env = {}, { stdoutFile } = {}) {
-  const { freePort } = require('../../scripts/lib/server-process.js');
-  const [port, peerPort] = await Promise.all([freePort(), freePort()]);
-  const peers = `http://127.0.0.1:${port},http://127.0.0.1:${peerPort}`;
-  const peer = await startApp(peerDistDir, { FLEET_PEERS: peers, LOG_LEVEL: 'warn' }, { port: peerPort });
-  const app = await startApp(distDir, { ...env, FLEET_PEERS: peers }, { port, stdoutFile });
+  const { freePort, PortTaken } = require('../../scripts/lib/server-process.js');
+  // Both ports are chosen before either starts (each names the other), so one can be taken before
+  // its server listens: then both are chosen again, a few times.
+  for (let attempt = 1; ; attempt += 1) {
+    const [port, peerPort] = await Promise.all([freePort(), freePort()]);
+    const peers = `http://127.0.0.1:${port},http://127.0.0.1:${peerPort}`;
+    /** @type {Awaited<ReturnType<typeof startApp>> | undefined} */
+    let peer;
+    try {
+      peer = await startApp(peerDistDir, { FLEET_PEERS: peers, LOG_LEVEL: 'warn' }, { port: peerPort });
+      const app = await startApp(distDir, { ...env, FLEET_PEERS: peers }, { port, stdoutFile });
+      return inFleet(app, peer);
+    } catch (error) {
+      await peer?.stop();
+      if (!(error instanceof PortTaken) || attempt >= 3) throw error;
+    }
+  }
+}
+
+/**
+ * @param {Awaited<ReturnType<typeof startApp>>} app @param {Awaited<ReturnType<typeof startApp>>} peer
+ */
+function inFleet(app, peer) {
   return {
     ...app,
     peer,

@@ -75,7 +75,28 @@ function statusOf(url) {
  *   holds only standard error): a benchmark's load generator must not be its log reader too.
  * @returns {Promise<ServerProcess>}
  */
-async function startServerProcess({
+async function startServerProcess(options) {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await startOnce(options);
+    } catch (error) {
+      // A port chosen here can be taken before the child listens on it (a port only looks free
+      // when it is chosen: another process can get it in between): chosen again, a few times. A
+      // port the caller chose is the caller's to choose again (startAppInFleet, bench/lib/servers.js).
+      if (!(error instanceof PortTaken) || options.port !== undefined || attempt >= PORT_ATTEMPTS)
+        throw error;
+    }
+  }
+}
+
+/** Starts with a port taken meanwhile are tried again, up to this many times in all. */
+const PORT_ATTEMPTS = 3;
+
+/** A start that failed because a port was in use: the server says so and exits. */
+class PortTaken extends Error {}
+
+/** @param {Parameters<typeof startServerProcess>[0]} options @returns {Promise<ServerProcess>} */
+async function startOnce({
   command,
   args,
   cwd,
@@ -126,7 +147,11 @@ async function startServerProcess({
   }
   if (readyAfterMs < 0) {
     child.kill('SIGKILL');
-    throw new Error(`${command} ${args.join(' ')} was not ready within ${timeoutMs} ms\n${output}`);
+    const said = `${output}${stdoutFile ? fs.readFileSync(stdoutFile, 'utf8') : ''}`;
+    const why =
+      child.exitCode !== null ? `exited (${child.exitCode})` : `was not ready within ${timeoutMs} ms`;
+    const message = `${command} ${args.join(' ')} ${why}\n${said}`;
+    throw /is already in use/.test(said) ? new PortTaken(message) : new Error(message);
   }
   const stop = async () => {
     if (child.exitCode !== null) return child.exitCode;
@@ -139,4 +164,4 @@ async function startServerProcess({
   return { url, port: chosen, managementPort, child, readyAfterMs, output: () => output, exited, stop };
 }
 
-module.exports = { freePort, startServerProcess };
+module.exports = { freePort, PortTaken, startServerProcess };
