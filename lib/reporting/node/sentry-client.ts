@@ -7,7 +7,8 @@ import { beforeExit } from '../../lifecycle/state';
 import { recordReport, recordTransaction } from '../../metrics/record';
 import { shortReference } from '../reference';
 import type { ServerErrorContext } from '../server-hook';
-import { countDrop, type Counts, createServerClient, type SentryConfig } from './server-client';
+import type { Counts } from './counts';
+import { createServerClient, type SentryConfig } from './server-client';
 import { startTransactionThread, transactionWorkerSlot, type TransactionThread } from './transaction-thread';
 import { deliverToIngest, makeServerTransport } from './transport';
 
@@ -35,9 +36,7 @@ function transactionThread(config: SentryConfig): TransactionThread | null {
   const dsn = makeDsn(config.dsn);
   if (!dsn) return null;
   const deliver = deliverToIngest(getEnvelopeEndpointWithUrlEncodedAuth(dsn));
-  return startTransactionThread(workerFile, config, deliver, METRICS, (reason, category) =>
-    countDrop(METRICS, reason, category),
-  );
+  return startTransactionThread(workerFile, config, deliver, METRICS);
 }
 
 export function createSentrySender(config: SentryConfig): SentrySender {

@@ -1,14 +1,13 @@
 // The server's @sentry/core client (no OpenTelemetry-based SDK), made the same way on the request's
 // thread (./sentry-client.ts) and on the transaction thread (./transaction-worker.ts): the same
 // options, the same scrub, and the same counts (app_error_reports_total, app_transactions_total),
-// which the transaction thread hands back to the request's thread, where the metrics live.
+// which the transaction thread hands back to the request's thread, where the metrics live
+// (./counts.ts).
 import {
   type BaseTransportOptions,
   createStackParser,
-  type DataCategory,
   dedupeIntegration,
   type Event,
-  type EventDropReason,
   type EventHint,
   eventFiltersIntegration,
   linkedErrorsIntegration,
@@ -17,8 +16,9 @@ import {
   uuid4,
 } from '@sentry/core';
 import { nodeStackLineParser, ServerRuntimeClient } from '@sentry/core/server';
-import { type ReportOutcome, statusClass, type TransactionOutcome } from '../../metrics/record';
+import { statusClass } from '../../metrics/record';
 import { DATA_COLLECTION } from '../data-collection';
+import { countDrop, type Counts } from './counts';
 import { scrubEvent, scrubTransaction } from '../scrub';
 import { QUEUED_STATUS } from './transport';
 
@@ -30,24 +30,12 @@ export interface SentryConfig {
   tracesSampleRate?: number;
 }
 
-/** Where the counts go: the metrics (lib/metrics/record.ts), or the thread that holds them. */
-export interface Counts {
-  report: (outcome: ReportOutcome, reason: string) => void;
-  transaction: (outcome: TransactionOutcome, reason: string) => void;
-}
-
 /**
  * Prepares transactions elsewhere (./transaction-thread.ts): false when it cannot take this one,
  * which is then prepared here.
  */
 export interface TransactionOffload {
   post: (event: Event) => boolean;
-}
-
-/** A drop the SDK or the transport names, counted by what was dropped (a transaction's spans are its own). */
-export function countDrop(counts: Counts, reason: EventDropReason, category: DataCategory): void {
-  if (category === 'error') counts.report('dropped', reason);
-  else if (category === 'transaction') counts.transaction('dropped', reason);
 }
 
 /**

@@ -10,7 +10,8 @@ import type { TransactionOutcome } from '../../metrics/record';
 import { processSlot } from '../../process/slots';
 import { inBatches } from './in-batches';
 import type { MessageEnd } from './ingest-worker';
-import type { Counts, SentryConfig, TransactionOffload } from './server-client';
+import { countDrop, type Counts } from './counts';
+import type { SentryConfig, TransactionOffload } from './server-client';
 import type { Delivery, DropRecorder } from './transport';
 
 /** The compiled thread's file (dist/lib/reporting/node/transaction-worker.js), once the server named it. */
@@ -50,16 +51,16 @@ export interface TransactionThread extends TransactionOffload {
 
 /**
  * This side, over `end`: `deliver` takes each envelope the thread hands back (to the ingest: the
- * report queue), `counts` what the thread counted. `gone` when the thread ends: nothing more is
+ * report queue), `counts` what the thread counted and what is dropped on the way. `gone` when the thread ends: nothing more is
  * posted (the client prepares on its own thread again) and a flush waits no more.
  */
 export function transactionsOver(
   end: MessageEnd,
   deliver: Delivery,
   counts: Counts,
-  dropped: DropRecorder,
   maxWaiting = MAX_WAITING_TRANSACTIONS,
 ) {
+  const dropped: DropRecorder = (reason, category) => countDrop(counts, reason, category);
   let ended = false;
   let waiting = 0;
   let nextFlush = 0;
@@ -137,7 +138,6 @@ export function startTransactionThread(
   config: SentryConfig,
   deliver: Delivery,
   counts: Counts,
-  dropped: DropRecorder,
 ): TransactionThread | null {
   try {
     const data: TransactionWorkerData = { kind: 'transactions', config };
@@ -149,7 +149,6 @@ export function startTransactionThread(
       },
       deliver,
       counts,
-      dropped,
     );
     // Stryker disable next-line ArrowFunction: an error is followed by 'exit', which ends this side the same way.
     worker.on('error', () => over.gone());

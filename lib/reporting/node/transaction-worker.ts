@@ -9,7 +9,8 @@
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { Scope, type TransportMakeRequestResponse } from '@sentry/core';
 import type { MessageEnd } from './ingest-worker';
-import { createServerClient, type Counts } from './server-client';
+import type { Counts } from './counts';
+import { createServerClient } from './server-client';
 import { inBatches } from './in-batches';
 import type { FromThread, ToThread, TransactionWorkerData } from './transaction-thread';
 import { makeServerTransport, type Delivery } from './transport';

@@ -12,7 +12,8 @@ import {
   type TransportMakeRequestResponse,
 } from '@sentry/core';
 import type { MessageEnd } from '../../../../../lib/reporting/node/ingest-worker';
-import { type Counts, createServerClient } from '../../../../../lib/reporting/node/server-client';
+import type { Counts } from '../../../../../lib/reporting/node/counts';
+import { createServerClient } from '../../../../../lib/reporting/node/server-client';
 import {
   startTransactionThread,
   type TransactionThread,
@@ -65,7 +66,6 @@ beforeEach(() => {
       return s.answer(String(body));
     },
     counts,
-    (reason, category) => counted.push(`drop ${category} ${reason}`),
     // Room for two at once: the thread says what it took, which makes room again.
     2,
   );
@@ -236,7 +236,6 @@ describe('transactions prepared on a thread of their own', () => {
         report: (outcome, reason) => counted.push(`report ${outcome} ${reason}`),
         transaction: (outcome, reason) => counted.push(`transaction ${outcome} ${reason}`),
       },
-      () => undefined,
     );
     expect(thread.post({ type: 'transaction' })).toBe(true);
     expect(thread.post({ type: 'transaction' })).toBe(true);
@@ -260,7 +259,6 @@ describe('transactions prepared on a thread of their own', () => {
         report: (outcome, reason) => counted.push(`report ${outcome} ${reason}`),
         transaction: (outcome, reason) => counted.push(`transaction ${outcome} ${reason}`),
       },
-      () => undefined,
       2,
     );
     for (let i = 0; i < 3; i += 1) expect(thread.post({ type: 'transaction' })).toBe(true);
@@ -313,7 +311,6 @@ describe('the thread itself', () => {
         return { statusCode: 200 };
       },
       none,
-      () => undefined,
     )!;
     expect(thread.post({ type: 'transaction', transaction: 'GET /' })).toBe(true);
     await until(() => delivered.length === 1);
@@ -331,7 +328,6 @@ describe('the thread itself', () => {
       config,
       () => Promise.resolve({}),
       none,
-      () => undefined,
     )!;
     await until(async () => (await thread.flush(2000)) === false, 3000);
     expect(thread.post({ type: 'transaction' })).toBe(false);
@@ -339,13 +335,7 @@ describe('the thread itself', () => {
 
   it('gives none for a thread that cannot be started at all', () => {
     expect(
-      startTransactionThread(
-        'not-a-path-node-accepts.js',
-        config,
-        () => Promise.resolve({}),
-        none,
-        () => undefined,
-      ),
+      startTransactionThread('not-a-path-node-accepts.js', config, () => Promise.resolve({}), none),
     ).toBeNull();
   });
 });
