@@ -31,11 +31,11 @@ const SECONDS = Number(process.env.BENCH_SECONDS) || 4;
 const CONNECTIONS = 10;
 const SATURATING_CONNECTIONS = 64;
 /**
- * Starts of each, alternating; their median. One start of either took anywhere from 370 to 700 ms
- * here. With 5, the medians of one build's starts moved by a tenth from run to run (bare Next's 424
- * and 553 ms a few minutes apart); with 11, the ratio moved between 1.07 and 1.21 across runs of the
- * same code (1.21 missed the aim in one of six ordinary runs); with 31, between 1.09 and 1.12 in three
- * sets in a row. 31 of each take about 30 s in all.
+ * Starts of each, alternating; their median. One start of either took from 370 to 700 ms here
+ * (once 1,033 ms). With 5, the medians of one build's starts moved by a tenth from run to run (bare
+ * Next's 424 and 553 ms a few minutes apart); with 11, the ratio moved between 1.07 and 1.21 across
+ * runs of the same code (1.21 missed the aim in one of six ordinary runs); with 31, between 1.09 and
+ * 1.12 in three sets in a row. 31 of each take about 30 s in all.
  */
 const STARTS = Number(process.env.BENCH_STARTS) || 31;
 /**
