@@ -106,23 +106,20 @@ function fetchAnswer(url) {
  * @param {{ stdoutFile?: string }} [options]  as startApp's, for the measured instance
  */
 async function startAppInFleet(distDir, peerDistDir, env = {}, { stdoutFile } = {}) {
-  const { freePort, PortTaken } = require('../../scripts/lib/server-process.js');
+  const { choosingPortsAgain, freePort } = require('../../scripts/lib/server-process.js');
   // Both ports are chosen before either starts (each names the other), so one can be taken before
-  // its server listens: then both are chosen again, a few times.
-  for (let attempt = 1; ; attempt += 1) {
+  // its server listens: then both are chosen again.
+  return choosingPortsAgain(async () => {
     const [port, peerPort] = await Promise.all([freePort(), freePort()]);
     const peers = `http://127.0.0.1:${port},http://127.0.0.1:${peerPort}`;
-    /** @type {Awaited<ReturnType<typeof startApp>> | undefined} */
-    let peer;
+    const peer = await startApp(peerDistDir, { FLEET_PEERS: peers, LOG_LEVEL: 'warn' }, { port: peerPort });
     try {
-      peer = await startApp(peerDistDir, { FLEET_PEERS: peers, LOG_LEVEL: 'warn' }, { port: peerPort });
-      const app = await startApp(distDir, { ...env, FLEET_PEERS: peers }, { port, stdoutFile });
-      return inFleet(app, peer);
+      return inFleet(await startApp(distDir, { ...env, FLEET_PEERS: peers }, { port, stdoutFile }), peer);
     } catch (error) {
-      await peer?.stop();
-      if (!(error instanceof PortTaken) || attempt >= 3) throw error;
+      await peer.stop();
+      throw error;
     }
-  }
+  });
 }
 
 /**

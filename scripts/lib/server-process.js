@@ -76,17 +76,8 @@ function statusOf(url) {
  * @returns {Promise<ServerProcess>}
  */
 async function startServerProcess(options) {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      return await startOnce(options);
-    } catch (error) {
-      // A port chosen here can be taken before the child listens on it (a port only looks free
-      // when it is chosen: another process can get it in between): chosen again, a few times. A
-      // port the caller chose is the caller's to choose again (startAppInFleet, bench/lib/servers.js).
-      if (!(error instanceof PortTaken) || options.port !== undefined || attempt >= PORT_ATTEMPTS)
-        throw error;
-    }
-  }
+  // A port the caller chose is the caller's to choose again (startAppInFleet, bench/lib/servers.js).
+  return options.port === undefined ? choosingPortsAgain(() => startOnce(options)) : startOnce(options);
 }
 
 /** Starts with a port taken meanwhile are tried again, up to this many times in all. */
@@ -94,6 +85,22 @@ const PORT_ATTEMPTS = 3;
 
 /** A start that failed because a port was in use: the server says so and exits. */
 class PortTaken extends Error {}
+
+/**
+ * `start` again while it fails with PortTaken, PORT_ATTEMPTS times in all. A port only looks free
+ * when it is chosen: another process can take it before the child listens, so `start` chooses its
+ * ports anew each time.
+ * @template T @param {() => Promise<T>} start @returns {Promise<T>}
+ */
+async function choosingPortsAgain(start) {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await start();
+    } catch (error) {
+      if (!(error instanceof PortTaken) || attempt >= PORT_ATTEMPTS) throw error;
+    }
+  }
+}
 
 /** @param {Parameters<typeof startServerProcess>[0]} options @returns {Promise<ServerProcess>} */
 async function startOnce({
@@ -164,4 +171,4 @@ async function startOnce({
   return { url, port: chosen, managementPort, child, readyAfterMs, output: () => output, exited, stop };
 }
 
-module.exports = { freePort, PortTaken, startServerProcess };
+module.exports = { choosingPortsAgain, freePort, PortTaken, startServerProcess };

@@ -51,8 +51,9 @@ export interface TransactionThread extends TransactionOffload {
 
 /**
  * This side, over `end`: `deliver` takes each envelope the thread hands back (to the ingest: the
- * report queue), `counts` what the thread counted and what is dropped on the way. `gone` when the thread ends: nothing more is
- * posted (the client prepares on its own thread again) and a flush waits no more.
+ * report queue), `counts` what the thread counted and what is dropped on the way. `gone` when the
+ * thread ends: nothing more is posted (the client prepares on its own thread again) and a flush
+ * waits no more.
  */
 export function transactionsOver(
   end: MessageEnd,
