@@ -28,6 +28,23 @@ export function buildStylesheet(root: string, distDir: string): string {
   return files.map((file) => readFileSync(path.join(root, distDir, file), 'utf8')).join('\n');
 }
 
+/**
+ * Where Next prerendered pages/404.tsx: `server/pages/404.html`, or with i18n one per locale, the
+ * default locale's at `server/pages/<locale>/404.html`.
+ */
+export function prerenderedNotFound(root: string, distDir: string): string {
+  let locale: string | undefined;
+  try {
+    const manifest = JSON.parse(readFileSync(path.join(root, distDir, 'routes-manifest.json'), 'utf8')) as {
+      i18n?: { defaultLocale?: string } | null;
+    };
+    locale = manifest.i18n?.defaultLocale;
+  } catch {
+    // No manifest to read: a build without i18n is what remains, and its file is read below.
+  }
+  return locale ? `server/pages/${locale}/404.html` : 'server/pages/404.html';
+}
+
 /** Writes the pages; returns the line `npm run build` prints. */
 export async function writeErrorPages(root = ROOT, env: Env = process.env): Promise<string> {
   const distDir = readVariable('distDir', env, []);
@@ -39,7 +56,7 @@ export async function writeErrorPages(root = ROOT, env: Env = process.env): Prom
     import('../lib/error-pages/not-found-pages'),
   ]);
   const css = buildStylesheet(root, distDir);
-  const template = readFileSync(path.join(root, distDir, 'server/pages/404.html'), 'utf8');
+  const template = readFileSync(path.join(root, distDir, prerenderedNotFound(root, distDir)), 'utf8');
   const folder = path.join(root, distDir, 'error-pages');
   const balancerPages = (subfolder: string, { common, screens }: LanguageCopy) => {
     const html = staticScreenDocument({

@@ -14,7 +14,10 @@ export function startServer({
   nodeOptions,
   root = ROOT,
   port,
+  readyPath = '/api/health/ready',
 }: {
+  /** Where the readiness probe is served (`/shop/api/health/ready` in a build with a base path). */
+  readyPath?: string;
   distDir: string;
   /** A port of the test's choosing (two builds in turn on one port); a free one otherwise. */
   port?: number;
@@ -33,7 +36,7 @@ export function startServer({
       ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
       ...env,
     },
-    readyPath: '/api/health/ready',
+    readyPath,
     timeoutMs: 30_000,
     port,
   });

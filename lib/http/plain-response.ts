@@ -32,17 +32,21 @@ export function sendPlain(
   }
 }
 
-/** The bytes of a whole HTTP/1.1 response that closes its connection. */
+/**
+ * The bytes of a whole HTTP/1.1 response that closes its connection; to HEAD, the head alone (RFC
+ * 9110 §9.3.2): bytes after it would be read as the answer to whatever comes next.
+ */
 export function plainResponseBytes(
   status: number,
   message: string,
   extra: Record<string, string> = {},
+  { head: toHead = false }: { head?: boolean } = {},
 ): string {
   const headers = { ...plainHeaders(message, extra), Connection: 'close' };
   const head = Object.entries(headers)
     .map(([name, value]) => `${name}: ${value}`)
     .join('\r\n');
-  return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n${head}\r\n\r\n${message}`;
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n${head}\r\n\r\n${toHead ? '' : message}`;
 }
 
 /**
@@ -54,13 +58,14 @@ export function writePlainToSocket(
   status: number,
   message: string,
   extra: Record<string, string> = {},
+  options: { head?: boolean } = {},
 ): void {
   try {
     if (!socket.writable) {
       socket.destroy();
       return;
     }
-    socket.end(plainResponseBytes(status, message, extra));
+    socket.end(plainResponseBytes(status, message, extra, options));
   } catch {
     socket.destroy();
   }

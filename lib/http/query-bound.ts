@@ -6,8 +6,11 @@
 /** More parameters than this and the request is refused with 414. */
 export const QUERY_MAX_PARAMS = 256;
 
-/** Health answers the same whatever its query; probes never pay for one. */
-const HEALTH_PATH = /^\/api\/health(?:\/live|\/ready)?\/?$/;
+/**
+ * Health answers the same whatever its query; probes never pay for one. The exact paths only: Next
+ * redirects `/api/health/?x` to `/api/health?x`, query kept, and must be given it to keep.
+ */
+const HEALTH_PATH = /^\/api\/health(?:\/live|\/ready)?$/;
 
 export type QueryVerdict =
   /** `url` is what Next should see: the same, or without the query (health); `path` has no query. */
@@ -35,11 +38,16 @@ export function countParams(query: string, limit = QUERY_MAX_PARAMS): number {
 }
 
 /** @param url a path with an optional query (`req.url` once the request target is checked) */
-export function boundQuery(url: string, limit = QUERY_MAX_PARAMS): QueryVerdict {
+export function boundQuery(
+  url: string,
+  limit = QUERY_MAX_PARAMS,
+  /** The paths a probe answers at (lib/health/stage.ts): their query is dropped, never counted. */
+  isProbe: (path: string) => boolean = (path) => HEALTH_PATH.test(path),
+): QueryVerdict {
   const queryAt = url.indexOf('?');
   if (queryAt === -1) return { kind: 'pass', url, path: url };
   const path = url.slice(0, queryAt);
-  if (HEALTH_PATH.test(path)) return { kind: 'pass', url: path, path };
+  if (isProbe(path)) return { kind: 'pass', url: path, path };
   if (countParams(url.slice(queryAt + 1), limit) > limit) return { kind: 'too-many', path };
   return { kind: 'pass', url, path };
 }

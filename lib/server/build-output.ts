@@ -12,6 +12,19 @@ export interface BuiltConfig {
   env?: Partial<BuildEnv>;
   /** Whether Next gzips its answers (next.config's `compress`, on unless set false). */
   compress?: boolean;
+  basePath?: string;
+  trailingSlash?: boolean;
+}
+
+/**
+ * Where Next serves a route file's path in this build (`/api/health` → `/shop/api/health/` with
+ * `basePath: '/shop'` and `trailingSlash: true`): an answer given before Next is given there only.
+ */
+export function servedPath(root: string, distDir: string): (routePath: string) => string {
+  const config = parseBuiltConfig(builtConfigText(root, distDir));
+  const basePath = config?.basePath ?? '';
+  const slash = config?.trailingSlash === true ? '/' : '';
+  return (routePath) => `${basePath}${routePath}${slash}`;
 }
 
 /** Whether the build's Next gzips its answers, so the server's own answers can do as it does. */

@@ -56,6 +56,15 @@ export function refuseTooManyParams(
   renderScreen().catch(() => sendPlain(res, TOO_MANY_PARAMS_STATUS, TOO_MANY_PARAMS));
 }
 
+/**
+ * Whether a request Node could not parse asked with HEAD, from the bytes Node kept of it
+ * (`rawPacket`): its answer then carries no body. A request that says nothing readable is not HEAD.
+ */
+export function isHeadRequest(error: object): boolean {
+  const raw = (error as { rawPacket?: unknown }).rawPacket;
+  return Buffer.isBuffer(raw) && raw.subarray(0, 5).toString('latin1') === 'HEAD ';
+}
+
 /** Parser errors Node reports, by code, and the status each deserves. */
 export const CLIENT_ERROR_STATUS: Readonly<Record<string, number>> = {
   HPE_HEADER_OVERFLOW: 431,
@@ -117,7 +126,7 @@ export function guardConnections(server: Server, upgrade?: UpgradeHandler): void
       // Stryker restore ConditionalExpression,StringLiteral,ArrowFunction
       return;
     }
-    writePlainToSocket(socket, answer.status, answer.message);
+    writePlainToSocket(socket, answer.status, answer.message, {}, { head: isHeadRequest(error) });
   });
   // No proxying here: CONNECT gets a clear refusal instead of a dropped socket.
   server.on('connect', (_req, socket) => {
@@ -128,8 +137,16 @@ export function guardConnections(server: Server, upgrade?: UpgradeHandler): void
   server.on(
     'upgrade',
     upgrade ??
-      ((_req, socket) =>
-        writePlainToSocket(socket, 400, 'Bad request: this server does not accept protocol upgrades.')),
+      ((req, socket) =>
+        writePlainToSocket(
+          socket,
+          400,
+          'Bad request: this server does not accept protocol upgrades.',
+          {},
+          {
+            head: req.method === 'HEAD',
+          },
+        )),
   );
 }
 

@@ -1,97 +1,33 @@
-// Stage 13 of the pipeline (./pipeline.ts): "Page not found" for a path no page, file or rule of
-// the build answers, in the visitor's language (Accept-Language), from memory: the build wrote one
-// document per language (lib/error-pages/not-found-pages.ts), read once here, each answer's
-// headers and gzip made once. Next would answer these paths with its one prerendered 404
-// (pages/404.tsx) in the default language; it still answers every path this stage cannot be sure
-// of.
+// Stage 13 of the pipeline (./pipeline.ts): "Page not found" in the visitor's language
+// (Accept-Language), from memory: the build wrote one document per language
+// (lib/error-pages/not-found-pages.ts), read once here, each answer's headers and gzip made once.
+// Two ways in, one answer: for a path the shell is certain no page, file or rule of the build
+// answers (./unknown-paths.ts), at once, before Next; for every other path Next decides, and when
+// it decides on its 404 the shell answers in its place (./restyle-not-found.ts). Unknown API paths
+// get problem details (JSON) either way, never a page.
 import { readFileSync } from 'node:fs';
+// Next's own test (its router answers a subresource's 404 in plain text): a small module, no more.
+import { isNonHtmlSecFetchDest } from 'next/dist/server/lib/is-non-html-sec-fetch-dest';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { notFoundFile } from '../error-pages/paths';
 import { acceptsGzip } from '../http/accept-encoding';
+import { sendProblem } from '../http/problem';
+import { isApiPath } from '../http/query-bound';
 import { negotiateLanguage } from '../language/negotiate';
+import { BODY_HEADERS } from './restyle-not-found';
+import { publicPathsOf, unknownPathTest, type RoutesManifest } from './unknown-paths';
 
-/** Answers the request if its path is surely unknown, and says so; otherwise leaves it alone. */
-export type NotFoundStage = (req: IncomingMessage, res: ServerResponse, pathname: string) => boolean;
-
-interface Rule {
-  regex: string;
-}
-interface RoutesManifest {
-  basePath?: string;
-  i18n?: unknown;
-  caseSensitive?: boolean;
-  staticRoutes?: Rule[];
-  dynamicRoutes?: Rule[];
-  redirects?: Rule[];
-  headers?: Rule[];
-  rewrites?: Rule[] | { beforeFiles?: Rule[]; afterFiles?: Rule[]; fallback?: Rule[] };
+/** What the pipeline asks of this stage. */
+export interface NotFoundStage {
+  /** Answers the request if its path is surely unknown, and says so; otherwise leaves it alone. */
+  answerIfUnknown: (req: IncomingMessage, res: ServerResponse, pathname: string) => boolean;
+  /** Answers a request Next decided is not found (its status and headers stay; the body is ours). */
+  answer: (req: IncomingMessage, res: ServerResponse, pathname: string) => void;
 }
 
-/**
- * Which paths Next would answer with its 404 page, from the build's routes manifest: none of its
- * pages (static or dynamic), public files, redirects (its own trailing-slash one included), header
- * rules or rewrites can match them. Null when the build leaves that to code that runs per request
- * (middleware, fallback rewrites, i18n routing, a base path): then Next answers every path.
- * A path with percent-escapes is tested as sent and decoded (Next matches pages on the decoded
- * path), and is unknown only when both are. Paths that do not decode, dot segments (sent or
- * escaped) and `/_next/` are always left to Next, which normalises them its own way.
- */
-export function unknownPathTest(
-  manifest: RoutesManifest,
-  hasMiddleware: boolean,
-  publicFiles: ReadonlySet<string>,
-): ((pathname: string) => boolean) | null {
-  const rewrites = Array.isArray(manifest.rewrites)
-    ? { afterFiles: manifest.rewrites }
-    : (manifest.rewrites ?? {});
-  if (hasMiddleware || manifest.basePath || manifest.i18n || (rewrites.fallback ?? []).length > 0)
-    return null;
-  const flags = manifest.caseSensitive ? '' : 'i';
-  const rules = [
-    ...(manifest.staticRoutes ?? []),
-    ...(manifest.dynamicRoutes ?? []),
-    ...(manifest.redirects ?? []),
-    ...(manifest.headers ?? []),
-    ...(rewrites.beforeFiles ?? []),
-    ...(rewrites.afterFiles ?? []),
-  ].map((rule) => new RegExp(rule.regex, flags));
-  const files = new Set([...publicFiles].map((file) => (manifest.caseSensitive ? file : file.toLowerCase())));
-  const known = (path: string) =>
-    path.startsWith('/_next/') ||
-    files.has(manifest.caseSensitive ? path : path.toLowerCase()) ||
-    rules.some((rule) => rule.test(path));
-  return (pathname) => {
-    // The common case, without decoding: for a path with no escape both ways answer the same.
-    // Stryker disable next-line ConditionalExpression,BooleanLiteral,StringLiteral: a fast path, same answer as the one below
-    if (!pathname.includes('%')) return SIMPLE_PATH.test(pathname) && !known(pathname);
-    const decoded = decodedPath(pathname);
-    return (
-      decoded !== null &&
-      ESCAPED_PATH.test(pathname) &&
-      DECODED_PATH.test(decoded) &&
-      !known(pathname) &&
-      !known(decoded)
-    );
-  };
-}
-
-/** Segments of plain characters, no `.` or `..` segment, no empty segment. */
-const SIMPLE_PATH = /^(?:\/(?!\.\.?(?:\/|$))[A-Za-z0-9._~!$&'()*+,;=:@-]+)*\/?$/;
-/** The same, with percent-escapes. */
-const ESCAPED_PATH = /^(?:\/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)*\/?$/;
-/** A path decoded: no `.` or `..` segment, no empty segment, no control character. */
-const DECODED_PATH = /^(?:\/(?!\.\.?(?:\/|$))[^/\x00-\x1f\x7f]+)*\/?$/;
-
-/** The path decoded as Next decodes it, or null when it does not decode (Next answers those). */
-function decodedPath(pathname: string): string | null {
-  try {
-    return decodeURIComponent(pathname);
-  } catch {
-    return null;
-  }
-}
+export const API_NOT_FOUND = 'No API route answers this path.';
 
 interface Answer {
   body: Buffer;
@@ -102,16 +38,20 @@ interface Answer {
 
 /**
  * The stage, from each language's document (`documents`, the default first). `compress`: gzip
- * the answer for clients that take it, as Next does (its `compress` setting).
+ * the answer for clients that take it, as Next does (its `compress` setting). `isUnknown`: the
+ * paths answered before Next (null: none). `basePath`: Next's, so that `<basePath>/api/…` is an
+ * API path.
  */
 export function notFoundStage({
   documents,
   isUnknown,
   compress,
+  basePath = '',
 }: {
   documents: ReadonlyMap<string, Buffer>;
-  isUnknown: (pathname: string) => boolean;
+  isUnknown: ((pathname: string) => boolean) | null;
   compress: boolean;
+  basePath?: string;
 }): NotFoundStage | null {
   const languages = [...documents.keys()];
   const fallback = languages[0];
@@ -135,22 +75,69 @@ export function notFoundStage({
       gzipHeaders: { ...common, 'Content-Encoding': 'gzip', 'Content-Length': String(gzipped.length) },
     });
   }
-  return (req, res, pathname) => {
-    if ((req.method !== 'GET' && req.method !== 'HEAD') || !isUnknown(pathname)) return false;
+  const isApi = (pathname: string) =>
+    basePath
+      ? (pathname === basePath || pathname.startsWith(`${basePath}/`)) &&
+        isApiPath(pathname.slice(basePath.length) || '/')
+      : isApiPath(pathname);
+  const answer = (req: IncomingMessage, res: ServerResponse, pathname: string) => {
+    // What Next set for its own body goes; the rest (its rules' headers, the shell's) stays.
+    for (const name of BODY_HEADERS) res.removeHeader(name);
+    if (isApi(pathname)) {
+      sendProblem(res, 404, API_NOT_FOUND, { method: req.method });
+      return;
+    }
     const language = negotiateLanguage(req.headers['accept-language'], languages, fallback);
-    const answer = answers.get(language)!;
+    const chosen = answers.get(language)!;
     const gzip = compress && acceptsGzip(req.headers['accept-encoding']);
-    res.writeHead(404, gzip ? answer.gzipHeaders : answer.headers);
+    res.writeHead(404, gzip ? chosen.gzipHeaders : chosen.headers);
     // To HEAD, Node writes the headers alone (Content-Length included) and drops the body.
-    res.end(gzip ? answer.gzipped : answer.body);
-    return true;
+    res.end(gzip ? chosen.gzipped : chosen.body);
+  };
+  return {
+    answerIfUnknown: (req, res, pathname) => {
+      if ((req.method !== 'GET' && req.method !== 'HEAD') || !isUnknown?.(pathname)) return false;
+      // Next answers a missing image, script or font with a short text, not a page
+      // (isNonHtmlSecFetchDest in next/dist/server/lib/router-server.js): let it.
+      if (isNonHtmlSecFetchDest(req.headers['sec-fetch-dest'])) return false;
+      answer(req, res, pathname);
+      return true;
+    },
+    answer,
   };
 }
 
+/** Whether a build's middleware manifest names any middleware (or proxy). */
+function hasMiddleware(manifest: { sortedMiddleware?: unknown[]; middleware?: Record<string, unknown> }) {
+  return (manifest.sortedMiddleware ?? []).length > 0 || Object.keys(manifest.middleware ?? {}).length > 0;
+}
+
 /**
- * The stage for a build: its manifest, its documents in `languages` (the default first), and
- * whether Next compresses. Null, with Next answering every unknown path, when the build has no
- * such documents (made before them) or routes per request (see unknownPathTest).
+ * Whether the build runs a proxy (Next 16's name for middleware) or middleware before its routes:
+ * its middleware manifest says so, or, for a proxy on Node's runtime, its functions manifest.
+ * Unreadable manifests count as a proxy: then Next decides.
+ */
+export function hasProxy(root: string, distDir: string): boolean {
+  try {
+    const read = (file: string) =>
+      JSON.parse(readFileSync(path.join(root, distDir, file), 'utf8')) as unknown;
+    const functions = (
+      read('server/functions-config-manifest.json') as { functions?: Record<string, unknown> }
+    ).functions;
+    return (
+      hasMiddleware(read('server/middleware-manifest.json') as Parameters<typeof hasMiddleware>[0]) ||
+      Object.keys(functions ?? {}).some((name) => name === '/_middleware' || name === '/_proxy')
+    );
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * The stage for a build: its manifest, its documents in `languages` (the default first), the files
+ * of public/ and whether Next compresses. Null, with Next's own 404 page for every unknown path,
+ * when the build has no such documents (made before them). A build that routes per request
+ * (./unknown-paths.ts) gets no answers before Next, only Next's 404 restyled.
  */
 export function readNotFoundStage({
   root,
@@ -168,16 +155,13 @@ export function readNotFoundStage({
   const read = (file: string) => readFileSync(path.join(root, distDir, file));
   try {
     const manifest = JSON.parse(read('routes-manifest.json').toString('utf8')) as RoutesManifest;
-    const middleware = JSON.parse(read('server/middleware-manifest.json').toString('utf8')) as {
-      sortedMiddleware?: unknown[];
-      middleware?: Record<string, unknown>;
-    };
-    const hasMiddleware =
-      (middleware.sortedMiddleware ?? []).length > 0 || Object.keys(middleware.middleware ?? {}).length > 0;
-    const isUnknown = unknownPathTest(manifest, hasMiddleware, publicFiles);
-    if (!isUnknown) return null;
     const documents = new Map(languages.map((language) => [language, read(notFoundFile(language))]));
-    return notFoundStage({ documents, isUnknown, compress });
+    return notFoundStage({
+      documents,
+      isUnknown: unknownPathTest(manifest, hasProxy(root, distDir), publicPathsOf(publicFiles)),
+      compress,
+      basePath: manifest.basePath ?? '',
+    });
   } catch {
     return null;
   }

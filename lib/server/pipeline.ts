@@ -17,15 +17,14 @@
 //                   a language's client-exception words, for browsers (lib/language/words-stage.ts)
 //               10. another build's file or data: asked of the peer that has it (lib/fleet/)
 //               11. the health probes, from the same code as their route files (lib/health/stage.ts)
-//                   unknown /api paths: a JSON 404
 //               12. tracing: a server transaction, when sampled (./trace-requests.ts)
-//               13. unknown pages: "Page not found" in the visitor's language, from memory
-//                   (./not-found.ts)
-//               14. Next, whose failure is reported with a reference and answered 500
+//               13. paths surely unknown: "Page not found" in the visitor's language, from memory,
+//                   or problem details under /api (./not-found.ts, ./unknown-paths.ts)
+//               14. Next, whose failure is reported with a reference and answered 500, and whose
+//                   404 is answered as in 13 (./restyle-not-found.ts)
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Settings } from '../config/settings';
-import { sendProblem } from '../http/problem';
-import { boundQuery, isApiPath } from '../http/query-bound';
+import { boundQuery, QUERY_MAX_PARAMS } from '../http/query-bound';
 import { securityHeaderSetter } from '../http/security-headers';
 import { createRequestCounter, type RequestCounter } from '../lifecycle/graceful-shutdown';
 import { errorFields, log } from '../log/logger';
@@ -44,6 +43,7 @@ import { answerLostFileBeacon } from '../fleet/lost-file-beacon';
 import { ANSWER_HEADER } from '../service-worker/paths';
 import type { WorkerStage } from '../service-worker/serve';
 import type { NotFoundStage } from './not-found';
+import { restyleNotFound } from './restyle-not-found';
 import type { WordsStage } from '../language/words-stage';
 import type { HealthStage } from '../health/stage';
 
@@ -68,8 +68,6 @@ export interface PipelineOptions {
   dev: boolean;
   next: NextStage;
   tunnel: Tunnel | null;
-  /** Whether a path is one of the build's API routes; null where unknown (dev): Next answers. */
-  isApiRoute: ((path: string) => boolean) | null;
   /** Times and logs each request (./observe-requests.ts). */
   observer: RequestObserver;
   /** Where a request for another build's reporting file goes (./reporting-file.ts), if anywhere. */
@@ -82,7 +80,7 @@ export interface PipelineOptions {
   serviceWorker?: WorkerStage | null;
   /** A language's client-exception words, for browsers (lib/language/words-stage.ts). */
   words?: WordsStage | null;
-  /** "Page not found" for paths no page answers (./not-found.ts); null where Next must decide. */
+  /** "Page not found" in the visitor's words (./not-found.ts); null: Next's own 404 page. */
   notFound?: NotFoundStage | null;
   /** The health probes, answered before Next (lib/health/stage.ts); null where Next answers them. */
   health?: HealthStage | null;
@@ -121,7 +119,6 @@ export function createPipeline({
   dev,
   next,
   tunnel,
-  isApiRoute,
   observer,
   reportingFile = null,
   tracer = null,
@@ -141,7 +138,8 @@ export function createPipeline({
     res.setHeader(ANSWER_HEADER, '1');
     if (answeredBeforeNext(req, res)) return observer.answeredAs(res, ROUTES.refused);
     // SECURITY: Next's cost for a query grows with the square of its parameters; bound it first.
-    const query = boundQuery(req.url as string);
+    // (A probe answered before Next drops its query; where Next answers it, Next gets it whole.)
+    const query = boundQuery(req.url as string, QUERY_MAX_PARAMS, health ? health.serves : () => false);
     req.url = query.kind === 'too-many' ? query.path : query.url;
     if (query.kind === 'too-many') {
       observer.answeredAs(res, ROUTES.refused);
@@ -173,14 +171,14 @@ export function createPipeline({
     const toNext = () => {
       // Answered under its own path, which is the route Next's would name.
       if (health?.(req, res, query.path)) return observer.answeredAs(res, query.path);
-      if (isApiRoute && isApiPath(query.path) && !isApiRoute(query.path)) {
-        observer.answeredAs(res, ROUTES.notFound);
-        // Stryker disable next-line ObjectLiteral: Node writes no body to HEAD on its own responses.
-        sendProblem(res, 404, 'No API route answers this path.', { method: req.method });
-        return;
-      }
       tracer?.(req, res, query.path);
-      if (notFound?.(req, res, query.path)) return observer.answeredAs(res, ROUTES.notFound);
+      if (notFound?.answerIfUnknown(req, res, query.path)) return observer.answeredAs(res, ROUTES.notFound);
+      // Every other path is Next's to decide; a 404 it decides is answered in the visitor's words.
+      if (notFound)
+        restyleNotFound(req, res, () => {
+          observer.answeredAs(res, ROUTES.notFound);
+          notFound.answer(req, res, query.path);
+        });
       // So that a reported error can learn how its request was answered.
       rememberResponse(req, res);
       next.handle(req, res).catch((error: unknown) => handlerFailed(req, res, error));

@@ -24,13 +24,12 @@ import type { Metrics } from '../metrics/registry';
 import type { Tunnel } from '../reporting/tunnel';
 import type { ReportQueue } from '../reporting/queue/queue';
 import type { Fleet } from '../fleet/stage';
-import { readApiRoutes } from './api-routes';
-import { adoptBuildValues, nextCompresses } from './build-output';
+import { adoptBuildValues, nextCompresses, servedPath } from './build-output';
 import { CannotStart, cannotStartReason, sayCannotStart } from './cannot-start';
 import { createRequestObserver } from './observe-requests';
 import { createPipeline, handlerFailed } from './pipeline';
 import { healthStage } from '../health/stage';
-import { readNotFoundStage } from './not-found';
+import { hasProxy, readNotFoundStage } from './not-found';
 import { MAX_PUBLIC_ROUTES, readPublicFiles } from './public-files';
 import { reportingFileRedirect } from './reporting-file';
 import { readWorkerScripts, serviceWorkerStage, type WorkerScripts } from '../service-worker/serve';
@@ -289,7 +288,6 @@ export async function main({ dev }: { dev: boolean }): Promise<void> {
       publicFiles,
       quietRoutes: new Set(Object.values(PROBE_PATHS)),
     }),
-    isApiRoute: dev ? null : readApiRoutes(ROOT, distDir),
     reportingFile: dev ? null : reportingFileRedirect(ROOT, distDir),
     tracer,
     fleet,
@@ -297,10 +295,15 @@ export async function main({ dev }: { dev: boolean }): Promise<void> {
     // Under `npm run dev`, Next answers them, so that a change to the checks reloads. So it does
     // when a fixture build's failing dependency checks are on (APP_SHELL_FIXTURE_CHECKS=1, the
     // reliability suite): next.config.ts swaps them into Next's bundle alone.
+    // So it does in a build with a proxy (middleware), which may guard or move the probes' paths.
     health:
-      dev || process.env.APP_SHELL_FIXTURE_CHECKS === '1'
+      dev || process.env.APP_SHELL_FIXTURE_CHECKS === '1' || hasProxy(ROOT, distDir)
         ? null
-        : healthStage({ report: (await import('../health/report')).healthReport, failed: handlerFailed }),
+        : healthStage({
+            report: (await import('../health/report')).healthReport,
+            failed: handlerFailed,
+            servedAt: servedPath(ROOT, distDir),
+          }),
     notFound: dev
       ? null
       : readNotFoundStage({

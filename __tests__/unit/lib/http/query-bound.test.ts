@@ -32,7 +32,29 @@ describe('boundQuery', () => {
     });
   });
 
-  it.each(['/api/health', '/api/health/live', '/api/health/ready', '/api/health/ready/'])(
+  it('keeps the query of a probe path with a trailing slash: Next redirects it, query kept', () => {
+    expect(boundQuery('/api/health/ready/?a=1')).toEqual({
+      kind: 'pass',
+      url: '/api/health/ready/?a=1',
+      path: '/api/health/ready/',
+    });
+  });
+
+  it('drops the query of the paths the caller says a probe answers', () => {
+    const servedWithSlash = (path: string) => path === '/api/health/';
+    expect(boundQuery('/api/health/?a=1', 256, servedWithSlash)).toEqual({
+      kind: 'pass',
+      url: '/api/health/',
+      path: '/api/health/',
+    });
+    expect(boundQuery('/api/health?a=1', 256, servedWithSlash)).toEqual({
+      kind: 'pass',
+      url: '/api/health?a=1',
+      path: '/api/health',
+    });
+  });
+
+  it.each(['/api/health', '/api/health/live', '/api/health/ready'])(
     'drops the query of %s entirely, however large',
     (path) => {
       expect(boundQuery(`${path}?${'a&'.repeat(7500)}`)).toEqual({ kind: 'pass', url: path, path });

@@ -170,6 +170,29 @@ describe('guardConnections on a real server', () => {
     expect(await text).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
   });
 
+  it.each([
+    ['a target that is not a path', 'HEAD foo HTTP/1.1\r\nHost: x\r\n\r\n'],
+    ['an upgrade', 'HEAD / HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n'],
+  ])(
+    'answers HEAD with the head alone, for %s (a body would be read as the next answer)',
+    async (_what, request) => {
+      const socket = openSocket();
+      const text = received(socket);
+      socket.write(request);
+      const answer = await text;
+      expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+      expect(answer.endsWith('\r\n\r\n')).toBe(true);
+      expect(answer).toMatch(/\r\nContent-Length: \d+\r\n/);
+    },
+  );
+
+  it('answers GET of a target that is not a path with the words too', async () => {
+    const socket = openSocket();
+    const text = received(socket);
+    socket.write('GET foo HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect(await text).toMatch(/\r\n\r\nBad request\.$/);
+  });
+
   /**
    * Asks for `path`, then, while its answer is held, sends a pipelined request that does not parse;
    * lets the answer finish and gives back all the connection received.

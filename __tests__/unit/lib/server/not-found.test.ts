@@ -5,9 +5,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
+  API_NOT_FOUND,
+  hasProxy,
   notFoundStage,
   readNotFoundStage,
-  unknownPathTest,
   type NotFoundStage,
 } from '../../../../lib/server/not-found';
 import { notFoundFile } from '../../../../lib/error-pages/paths';
@@ -27,87 +28,6 @@ const MANIFEST = {
   rewrites: { beforeFiles: [], afterFiles: [], fallback: [] },
 };
 
-describe('unknownPathTest: the paths Next would answer with its 404', () => {
-  // Made in each test, not once for the file: StrykerJS credits code to the test that runs it.
-  const isUnknown = (path: string) => unknownPathTest(MANIFEST, false, new Set(['/robots.txt']))!(path);
-
-  it.each(['/', '/nope', '/a/b/c', '/about/more', '/wp-login.php', '/.env', '/orders'])(
-    '%s is unknown',
-    (path) => {
-      expect(isUnknown(path)).toBe(true);
-    },
-  );
-
-  it.each([
-    ['a page', '/about'],
-    ['a page, in other letters (routes are not case-sensitive)', '/ABOUT'],
-    ['a dynamic page', '/orders/17'],
-    ['a public file', '/robots.txt'],
-    ['Next’s own files', '/_next/static/x.js'],
-    ['a trailing slash (Next redirects it)', '/nope/'],
-    ['an escaped page (Next matches the decoded path)', '/ab%6Fut'],
-    ['an escaped public file', '/robots%2Etxt'],
-    ['an escape that does not decode (Next answers it its own way)', '/caf%E9%'],
-    ['an escaped dot segment', '/a/%2E%2E/about'],
-    ['an escaped control character', '/a%00b'],
-    ['a dot segment', '/a/../about'],
-    ['an empty segment', '//about'],
-    ['the 404 page itself', '/404'],
-  ])('%s is left to Next: %s', (_what, path) => {
-    expect(isUnknown(path)).toBe(false);
-  });
-
-  it('leaves what a rule of next.config could match to Next: redirects, headers, rewrites', () => {
-    const withRules = unknownPathTest(
-      {
-        ...MANIFEST,
-        redirects: [{ regex: '^/old(?:/)?$' }],
-        headers: [{ regex: '^/headed(?:/)?$' }],
-        rewrites: { beforeFiles: [{ regex: '^/before(?:/)?$' }], afterFiles: [{ regex: '^/after(?:/)?$' }] },
-      },
-      false,
-      new Set(),
-    )!;
-    for (const path of ['/old', '/headed', '/before', '/after']) expect(withRules(path)).toBe(false);
-    expect(withRules('/other')).toBe(true);
-  });
-
-  it('is none when the build routes per request: middleware, fallback rewrites, i18n, a base path', () => {
-    expect(unknownPathTest(MANIFEST, true, new Set())).toBeNull();
-    expect(
-      unknownPathTest({ ...MANIFEST, rewrites: { fallback: [{ regex: '.*' }] } }, false, new Set()),
-    ).toBeNull();
-    expect(unknownPathTest({ ...MANIFEST, i18n: { locales: ['en'] } }, false, new Set())).toBeNull();
-    expect(unknownPathTest({ ...MANIFEST, basePath: '/shop' }, false, new Set())).toBeNull();
-  });
-
-  it('finds an escaped path unknown when neither it nor its decoded form is known', () => {
-    expect(isUnknown('/nothing%20here')).toBe(true);
-    expect(isUnknown('/caf%C3%A9')).toBe(true);
-  });
-
-  it('leaves to Next a public file whose name holds an escape, asked as it is named', () => {
-    const withEscapedName = unknownPathTest(MANIFEST, false, new Set(['/100%25.txt']))!;
-    expect(withEscapedName('/100%25.txt')).toBe(false);
-  });
-
-  it('reads rewrites given as one list (next.config returning an array)', () => {
-    const listed = unknownPathTest(
-      { ...MANIFEST, rewrites: [{ regex: '^/listed(?:/)?$' }] },
-      false,
-      new Set(),
-    )!;
-    expect([listed('/listed'), listed('/other')]).toEqual([false, true]);
-  });
-
-  it('matches case where the build says routes are case-sensitive', () => {
-    const sensitive = unknownPathTest({ ...MANIFEST, caseSensitive: true }, false, new Set(['/robots.txt']))!;
-    expect(sensitive('/ABOUT')).toBe(true);
-    expect(sensitive('/Robots.txt')).toBe(true);
-    expect(sensitive('/about')).toBe(false);
-  });
-});
-
 const DOCUMENTS = new Map([
   ['en', Buffer.from('<html lang="en">Page not found</html>')],
   ['fr', Buffer.from('<html lang="fr">Page introuvable</html>')],
@@ -122,7 +42,7 @@ let passedOn: string[];
 beforeAll(async () => {
   server = http.createServer((req, res) => {
     const pathname = (req.url ?? '/').split('?')[0]!;
-    if (!stage(req, res, pathname)) {
+    if (!stage.answerIfUnknown(req, res, pathname)) {
       passedOn.push(`${req.method} ${pathname}`);
       res.end('next');
     }
@@ -200,6 +120,60 @@ describe('notFoundStage: "Page not found" from memory', () => {
     expect(passedOn).toEqual(['GET /about', 'POST /nope']);
   });
 
+  it('leaves to Next a missing image, script or font, which it answers in plain text', async () => {
+    await rawRequest(base, '/nope.png', { headers: { 'sec-fetch-dest': 'image' } });
+    await rawRequest(base, '/nope.js', { headers: { 'sec-fetch-dest': 'script' } });
+    const page = await rawRequest(base, '/nope', { headers: { 'sec-fetch-dest': 'document' } });
+    expect(passedOn).toEqual(['GET /nope.png', 'GET /nope.js']);
+    expect(page.status).toBe(404);
+  });
+
+  it('answers an unknown API path with problem details, never a page', async () => {
+    const answer = await rawRequest(base, '/api/nope');
+    expect([answer.status, answer.headers['content-type']]).toEqual([404, 'application/problem+json']);
+    expect(JSON.parse(answer.body)).toMatchObject({ status: 404, detail: API_NOT_FOUND });
+    const head = await rawRequest(base, '/api/nope', { method: 'HEAD' });
+    expect([head.status, head.body]).toEqual([404, '']);
+  });
+
+  it('counts API paths below the base path as API paths', async () => {
+    stage = notFoundStage({
+      documents: DOCUMENTS,
+      isUnknown: () => true,
+      compress: false,
+      basePath: '/shop',
+    })!;
+    const api = await rawRequest(base, '/shop/api/nope');
+    const page = await rawRequest(base, '/api/nope');
+    const bare = await rawRequest(base, '/shop/api');
+    expect(api.headers['content-type']).toBe('application/problem+json');
+    expect(bare.headers['content-type']).toBe('application/problem+json');
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+  });
+
+  it("answers in Next's stead with Next's body headers gone and its other headers kept", async () => {
+    const answered = await new Promise<{ headers: http.IncomingHttpHeaders; body: string }>(
+      (resolve, reject) => {
+        const own = http.createServer((req, res) => {
+          res.setHeader('ETag', '"next"');
+          res.setHeader('Content-Encoding', 'br');
+          res.setHeader('X-Product-Rule', 'kept');
+          stage.answer(req, res, '/nope');
+        });
+        own.listen(0, '127.0.0.1', () => {
+          const { port } = own.address() as AddressInfo;
+          rawRequest(`http://127.0.0.1:${port}`, '/nope', { headers: { 'accept-language': 'fr' } })
+            .then((answer) => resolve(answer), reject)
+            .finally(() => own.close());
+        });
+      },
+    );
+    expect(answered.headers.etag).toBeUndefined();
+    expect(answered.headers['content-encoding']).toBeUndefined();
+    expect(answered.headers['x-product-rule']).toBe('kept');
+    expect(answered.body).toBe(DOCUMENTS.get('fr')!.toString());
+  });
+
   it('is none without documents', () => {
     expect(notFoundStage({ documents: new Map(), isUnknown: () => true, compress: true })).toBeNull();
   });
@@ -219,22 +193,46 @@ describe('readNotFoundStage: from a build folder', () => {
   const middleware = (manifest: object) =>
     writeFileSync(path.join(root, '.next', 'server', 'middleware-manifest.json'), JSON.stringify(manifest));
 
-  it('is a stage without middleware, and none with it (in either field Next writes)', () => {
+  const functions = (manifest: object) =>
+    writeFileSync(
+      path.join(root, '.next', 'server', 'functions-config-manifest.json'),
+      JSON.stringify(manifest),
+    );
+  const answersBeforeNext = (stage: NotFoundStage | null, pathname: string) => {
+    const req = Object.assign(new http.IncomingMessage(null as never), { method: 'GET', headers: {} });
+    const res = new http.ServerResponse(req);
+    return stage!.answerIfUnknown(req, res, pathname);
+  };
+
+  it("answers before Next without a proxy, and with one only in Next's stead (in every field Next writes)", () => {
     const document = path.join(root, '.next', notFoundFile('en'));
     mkdirSync(path.dirname(document), { recursive: true });
     writeFileSync(document, '<html>Page not found</html>');
+    functions({ functions: {} });
     middleware({ sortedMiddleware: [], middleware: {} });
-    expect(read()).not.toBeNull();
+    expect(answersBeforeNext(read(), '/nope')).toBe(true);
     middleware({ sortedMiddleware: ['/'], middleware: {} });
-    expect(read()).toBeNull();
+    expect(answersBeforeNext(read(), '/nope')).toBe(false);
     middleware({ sortedMiddleware: [], middleware: { '/': {} } });
-    expect(read()).toBeNull();
+    expect(answersBeforeNext(read(), '/nope')).toBe(false);
     middleware({});
+    functions({ functions: { '/_middleware': {} } });
+    expect(answersBeforeNext(read(), '/nope')).toBe(false);
+    functions({ functions: { '/api/x': {} } });
+    expect(answersBeforeNext(read(), '/nope')).toBe(true);
     expect(read()).not.toBeNull();
+  });
+
+  it('counts an unreadable manifest as a proxy: Next decides', () => {
+    middleware({});
+    expect(hasProxy(root, '.next')).toBe(true);
+    functions({});
+    expect(hasProxy(root, '.next')).toBe(false);
   });
 
   it('is none without the documents (a build made before them)', () => {
     middleware({});
+    functions({});
     expect(read()).toBeNull();
   });
 });

@@ -50,7 +50,6 @@ async function start(options: Partial<PipelineOptions> = {}) {
       },
     },
     tunnel: null,
-    isApiRoute: () => false,
     observer: createRequestObserver({ duration: () => null, publicFiles: new Set(), quietRoutes: new Set() }),
     ...options,
   });
@@ -83,16 +82,56 @@ it('hands a request the fleet takes to the fleet, and the rest to Next', async (
 
 it('hands a path no page answers to "Page not found" when given, before Next', async () => {
   const { get } = await start({
-    notFound: (_req, res, path) => {
-      if (path !== '/nowhere') return false;
-      res.writeHead(404, { 'Content-Length': 14 }).end('not found here');
-      return true;
+    notFound: {
+      answerIfUnknown: (_req, res, path) => {
+        if (path !== '/nowhere') return false;
+        res.writeHead(404, { 'Content-Length': 14 }).end('not found here');
+        return true;
+      },
+      answer: () => undefined,
     },
   });
   const missing = await get('/nowhere');
   expect([missing.status, missing.body]).toEqual([404, 'not found here']);
   await get('/orders');
   expect(nextSaw).toEqual(['/orders']);
+});
+
+it("answers in Next's stead when Next routes a path to its 404 page, under the not-found route", async () => {
+  const observe = jest.fn();
+  const answered: string[] = [];
+  const { get } = await start({
+    next: {
+      handle: (req: IncomingMessage, res: ServerResponse) => {
+        nextSaw.push(req.url ?? '');
+        // What Next's router does for a path nothing answers.
+        (req as unknown as Record<symbol, object>)[Symbol.for('NextInternalRequestMeta')] = {
+          invokePath: '/404',
+        };
+        res.statusCode = 404;
+        res.end('next 404 page');
+        return Promise.resolve();
+      },
+      renderError: () => Promise.resolve(),
+    },
+    notFound: {
+      answerIfUnknown: () => false,
+      answer: (_req, res, path) => {
+        answered.push(path);
+        res.writeHead(404, { 'Content-Length': 4 }).end('ours');
+      },
+    },
+    observer: createRequestObserver({
+      duration: () => ({ observe }) as never,
+      publicFiles: new Set(),
+      quietRoutes: new Set(),
+    }),
+  });
+  const answer = await get('/odd%20path?x=1');
+  expect([answer.status, answer.body]).toEqual([404, 'ours']);
+  expect([nextSaw, answered]).toEqual([['/odd%20path?x=1'], ['/odd%20path']]);
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(observe).toHaveBeenCalledWith(expect.objectContaining({ http_route: '/404' }), expect.any(Number));
 });
 
 describe('the health probes’ stage', () => {
@@ -102,8 +141,6 @@ describe('the health probes’ stage', () => {
   it('answers a probe before Next, under the probe’s own route, unlogged', async () => {
     const observe = jest.fn();
     const { get } = await start({
-      // The build's API routes: the three probes' files.
-      isApiRoute: (path) => path.startsWith('/api/health'),
       health: healthStage({ report: report('pass'), failed: handlerFailed }),
       observer: createRequestObserver({
         duration: () => ({ observe }) as never,
@@ -152,18 +189,15 @@ it('answers the lost-file beacon itself', async () => {
   expect(nextSaw).toEqual([]);
 });
 
-it('answers an API path no route serves with problem details that say so', async () => {
-  const { get } = await start({ isApiRoute: () => false });
-  const answer = await get('/api/nope');
-  expect(answer.status).toBe(404);
-  expect(JSON.parse(answer.body)).toMatchObject({ status: 404, detail: 'No API route answers this path.' });
-});
-
-it('answers HEAD for an API path no route serves with the problem’s headers alone', async () => {
-  const { port } = await start({ isApiRoute: () => false });
-  const answer = await sendRaw(port, 'HEAD /api/nope HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
-  expect(answer.status).toBe(404);
-  expect(answer.body).toBe('');
+it('drops the query of a probe it answers, and gives Next the whole query where Next answers it', async () => {
+  const report = () =>
+    Promise.resolve({ status: 'pass' as const, version: '1', releaseId: 'r', description: 'd', checks: {} });
+  const { get } = await start({
+    health: healthStage({ report, failed: handlerFailed, servedAt: (path) => `${path}/` }),
+  });
+  expect((await get(`/api/health/live/?${'a&'.repeat(300)}`)).status).toBe(200);
+  await get('/api/health/live?a=1');
+  expect(nextSaw).toEqual(['/api/health/live?a=1']);
 });
 
 it.each([
@@ -208,7 +242,6 @@ it('logs an error event of a listening server, and not the failure to listen the
     dev: false,
     next: { handle: () => Promise.resolve(), renderError: () => Promise.resolve() },
     tunnel: null,
-    isApiRoute: null,
     observer: createRequestObserver({ duration: () => null, publicFiles: new Set(), quietRoutes: new Set() }),
   });
   idle.server.emit('error', Object.assign(new Error('listen EADDRINUSE'), { code: 'EADDRINUSE' }));

@@ -7,6 +7,7 @@ import { installServerReporter, serverReporterSlot } from '../../../../lib/repor
 import type { Tunnel } from '../../../../lib/reporting/tunnel';
 import { Histogram, Registry } from 'prom-client';
 import { createRequestObserver } from '../../../../lib/server/observe-requests';
+import { notFoundStage } from '../../../../lib/server/not-found';
 import { createPipeline, type NextStage, type Pipeline } from '../../../../lib/server/pipeline';
 import { sendRaw } from '../../../support/raw-http';
 import { PIPELINE_SETTINGS } from '../../../support/pipeline-settings';
@@ -69,11 +70,15 @@ beforeEach(async () => {
     dev: false,
     next: fakeNext,
     tunnel: fakeTunnel,
-    isApiRoute: (path) => path.startsWith('/api/health'),
     observer: createRequestObserver({
       duration: () => duration,
       publicFiles: new Set(),
       quietRoutes: new Set(),
+    }),
+    notFound: notFoundStage({
+      documents: new Map([['en', Buffer.from('Page not found')]]),
+      isUnknown: (path) => path === '/api/nope',
+      compress: false,
     }),
     reportingFile: (path) =>
       path === '/_next/static/chunks/reporting-old.js' ? '/_next/static/chunks/reporting-new.js' : null,
@@ -129,9 +134,9 @@ describe('the server pipeline', () => {
     expect(nextSaw).toEqual(['/orders']);
   });
 
-  it('strips the health routes of their query before Next parses it', async () => {
+  it('gives Next the whole query of a probe path where Next answers the probe (no stage of its own)', async () => {
     await get('/api/health/live?a=1&b=2');
-    expect(nextSaw).toEqual(['/api/health/live']);
+    expect(nextSaw).toEqual(['/api/health/live?a=1&b=2']);
   });
 
   it('refuses a query of too many parameters: a screen for pages, problem details under /api', async () => {
@@ -150,14 +155,6 @@ describe('the server pipeline', () => {
     expect(answer.body).toBe('from the tunnel');
     expect(tunnelSaw).toEqual(['/t3st']);
     expect(nextSaw).toEqual([]);
-  });
-
-  it('answers an API path no route serves with a JSON 404, and passes known API routes on', async () => {
-    const unknown = await get('/api/nope');
-    expect(unknown.status).toBe(404);
-    expect(unknown.headers['content-type']).toEqual(['application/problem+json']);
-    await get('/api/health');
-    expect(nextSaw).toEqual(['/api/health']);
   });
 
   it('reports a failure of Next itself, answers 500, and logs the reference with the error', async () => {

@@ -1,0 +1,166 @@
+// The shell as a product team uses it: a copy of this repository with product pages, API routes and
+// public files of ordinary awkward names added, built in one of the Next configurations a team may
+// set. The differential test (e2e/next-parity.test.ts) serves each build with the shell and with bare
+// `next start`, and compares where every request ends.
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ROOT } from './paths';
+
+/** One configuration: its name, and the lines of next.config it adds (a TypeScript object body). */
+export interface ProductConfig {
+  name: string;
+  /** Added to the shell's next.config object, e.g. `trailingSlash: true,`. */
+  config: string;
+  /** Paths every request of the corpus is also asked under (`/shop`, `/fr`), '' for none. */
+  prefixes: string[];
+  /** Where the build serves the readiness probe, if not at `/api/health/ready`. */
+  readyPath?: string;
+  /** A root proxy (Next 16's middleware) for the build. */
+  proxy?: boolean;
+}
+
+const PAGES: Record<string, string> = {
+  'index.tsx': 'export default function Home() {\n  return <h1>Home</h1>;\n}\n',
+  'about.tsx': 'export default function About() {\n  return <h1>About</h1>;\n}\n',
+  'blog/[slug].tsx': [
+    'import type { GetServerSideProps } from "next";',
+    'export const getServerSideProps: GetServerSideProps = async ({ params }) => ({ props: { slug: String(params?.slug) } });',
+    'export default function Post({ slug }: { slug: string }) {',
+    '  return <h1>{slug}</h1>;',
+    '}',
+    '',
+  ].join('\n'),
+  'docs/[...parts].tsx': [
+    'import type { GetServerSideProps } from "next";',
+    'export const getServerSideProps: GetServerSideProps = async ({ params }) => ({ props: { parts: [params?.parts].flat().join("/") } });',
+    'export default function Doc({ parts }: { parts: string }) {',
+    '  return <h1>{parts}</h1>;',
+    '}',
+    '',
+  ].join('\n'),
+  'api/echo.ts': [
+    'import type { NextApiRequest, NextApiResponse } from "next";',
+    'export default function echo(req: NextApiRequest, res: NextApiResponse) {',
+    '  res.status(200).json({ method: req.method });',
+    '}',
+    '',
+  ].join('\n'),
+  'api/items/[id].ts': [
+    'import type { NextApiRequest, NextApiResponse } from "next";',
+    'export default function item(req: NextApiRequest, res: NextApiResponse) {',
+    '  res.status(200).json({ id: req.query.id });',
+    '}',
+    '',
+  ].join('\n'),
+};
+
+/** Public files, by path below public/; the shell's own (favicon.ico, robots.txt…) are there too. */
+export const PUBLIC_FILES = [
+  'files/a b.txt',
+  'files/é.txt',
+  'files/a;b.txt',
+  'files/a+b.txt',
+  'files/100%.txt',
+  'files/LICENSE',
+  '.hidden',
+  '.well-known/apple-app-site-association',
+  'linked.txt',
+  'linked-folder/inside.txt',
+];
+
+const PROXY = [
+  'import { NextResponse, type NextRequest } from "next/server";',
+  'export function proxy(request: NextRequest) {',
+  '  const { pathname } = request.nextUrl;',
+  '  if (pathname === "/mw-redirect") return NextResponse.redirect(new URL("/about", request.url));',
+  '  if (pathname === "/mw-rewrite") return NextResponse.rewrite(new URL("/about", request.url));',
+  '  if (pathname === "/mw-gone") return new NextResponse("gone", { status: 410 });',
+  '  return NextResponse.next();',
+  '}',
+  '',
+].join('\n');
+
+/**
+ * Copies the shell (its compiled server from this repository's dist/ included, which `npm run
+ * build` made), adds the product, and builds it with `next build` and the shell's build steps.
+ * Returns the folder; the caller removes it.
+ */
+export function buildProduct(product: ProductConfig): string {
+  const dir = mkdtempSync(path.join(tmpdir(), `app-shell-${product.name}-`));
+  for (const entry of [
+    'pages',
+    'components',
+    'lib',
+    'public',
+    'scripts',
+    'dist',
+    'instrumentation.ts',
+    'next.config.ts',
+    'tsconfig.json',
+    'package.json',
+  ])
+    cpSync(path.join(ROOT, entry), path.join(dir, entry), { recursive: true, verbatimSymlinks: true });
+  rmSync(path.join(dir, 'pages/__fixtures__'), { recursive: true, force: true });
+  rmSync(path.join(dir, 'pages/api/__fixtures__'), { recursive: true, force: true });
+  symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+  for (const [file, source] of Object.entries(PAGES)) {
+    mkdirSync(path.dirname(path.join(dir, 'pages', file)), { recursive: true });
+    writeFileSync(path.join(dir, 'pages', file), source);
+  }
+  for (const file of PUBLIC_FILES) {
+    if (file.startsWith('linked')) continue;
+    mkdirSync(path.dirname(path.join(dir, 'public', file)), { recursive: true });
+    writeFileSync(path.join(dir, 'public', file), `${file}\n`);
+  }
+  // Symbolic links in public/, to a file and to a folder kept outside it.
+  mkdirSync(path.join(dir, 'assets/folder'), { recursive: true });
+  writeFileSync(path.join(dir, 'assets/linked.txt'), 'linked\n');
+  writeFileSync(path.join(dir, 'assets/folder/inside.txt'), 'inside\n');
+  symlinkSync('../assets/linked.txt', path.join(dir, 'public/linked.txt'));
+  symlinkSync('../assets/folder', path.join(dir, 'public/linked-folder'), 'dir');
+  // The root static/ folder Next still serves.
+  mkdirSync(path.join(dir, 'static'));
+  writeFileSync(path.join(dir, 'static/legacy.txt'), 'legacy\n');
+  if (product.proxy) writeFileSync(path.join(dir, 'proxy.ts'), PROXY);
+  // The shell's next.config, with the team's settings on top.
+  renameSync(path.join(dir, 'next.config.ts'), path.join(dir, 'shell.next.config.ts'));
+  writeFileSync(
+    path.join(dir, 'next.config.ts'),
+    [
+      'import type { NextConfig } from "next";',
+      'import shellConfig from "./shell.next.config";',
+      'export default function nextConfig(phase: string): NextConfig {',
+      '  return {',
+      '    ...shellConfig(phase),',
+      // The product's types are not what is tested here; the shell's are checked by its own build.
+      '    typescript: { ignoreBuildErrors: true },',
+      `    ${product.config}`,
+      '  };',
+      '}',
+      '',
+    ].join('\n'),
+  );
+  const env = { ...process.env, NEXT_TELEMETRY_DISABLED: '1', NEXT_DIST_DIR: '.next' };
+  const steps = [
+    ['node_modules/next/dist/bin/next', 'build', '--webpack'],
+    ['dist/scripts/source-maps.js'],
+    ['dist/scripts/carry-static.js'],
+    ['dist/scripts/error-pages.js'],
+    ['dist/scripts/service-worker.js'],
+  ];
+  for (const [script, ...args] of steps) {
+    const result = spawnSync(process.execPath, [script as string, ...args], {
+      cwd: dir,
+      env,
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    if (result.status !== 0)
+      throw new Error(
+        `${script} ${args.join(' ')} failed for ${product.name}:\n${result.stdout}\n${result.stderr}`,
+      );
+  }
+  return dir;
+}

@@ -1,0 +1,137 @@
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { gunzipSync } from 'node:zlib';
+import { isNextNotFound, restyleNotFound } from '../../../../lib/server/restyle-not-found';
+
+// Next's own compression middleware, as its router installs it inside its handler.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const compression = require('next/dist/compiled/compression') as () => (
+  req: IncomingMessage,
+  res: ServerResponse,
+  next: () => void,
+) => void;
+
+const META = Symbol.for('NextInternalRequestMeta');
+
+/** What Next's router and sendRenderResult do for a request: `invokePath`, a status, a body. */
+interface NextAnswer {
+  invokePath?: string;
+  status: number;
+  body: string;
+  compress: boolean;
+  /** How the body is written: in one end(), or write() then end(). */
+  writes: 'end' | 'write-end';
+}
+
+let nextAnswer: NextAnswer;
+let restyled: string[];
+let server: http.Server;
+let base: string;
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    restyleNotFound(req, res, (_req, own) => {
+      restyled.push(req.url as string);
+      own.removeHeader('Content-Encoding');
+      own.writeHead(404, { 'Content-Type': 'text/plain', 'Content-Language': 'fr' });
+      own.end('ours');
+    });
+    const { invokePath, status, body, compress, writes } = nextAnswer;
+    if (compress) compression()(req, res, () => undefined);
+    if (invokePath) (req as IncomingMessage & { [META]?: object })[META] = { invokePath };
+    res.statusCode = status;
+    res.setHeader('Content-Type', 'text/html; charset=utf-8');
+    res.setHeader('ETag', '"next"');
+    if (writes === 'end') {
+      res.end(body);
+    } else {
+      res.write(body.slice(0, 3));
+      res.end(body.slice(3));
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise((resolve) => server.close(resolve)));
+beforeEach(() => {
+  restyled = [];
+});
+
+function get(pathname: string, method = 'GET') {
+  return new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>(
+    (resolve, reject) => {
+      http
+        .request(`${base}${pathname}`, { method, headers: { 'accept-encoding': 'gzip' } }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => {
+            const raw = Buffer.concat(chunks);
+            const body = res.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw;
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: body.toString() });
+          });
+        })
+        .on('error', reject)
+        .end();
+    },
+  );
+}
+
+const PAGE = '<html>Next’s 404 page, long enough to be worth compressing '.padEnd(2000, '.');
+
+describe("restyleNotFound: Next's 404 answered in the shell's words", () => {
+  it.each([
+    ['compressed, in one end()', true, 'end'],
+    ['compressed, written then ended', true, 'write-end'],
+    ['uncompressed, in one end()', false, 'end'],
+    ['uncompressed, written then ended', false, 'write-end'],
+  ] as const)(
+    'replaces the body of the 404 Next routed to its 404 page: %s',
+    async (_how, compress, writes) => {
+      nextAnswer = { invokePath: '/404', status: 404, body: PAGE, compress, writes };
+      const answer = await get('/missing');
+      expect([answer.status, answer.body, answer.headers['content-language']]).toEqual([404, 'ours', 'fr']);
+      expect(answer.headers['content-encoding']).toBeUndefined();
+      expect(restyled).toEqual(['/missing']);
+    },
+  );
+
+  it('answers HEAD too, with no body', async () => {
+    nextAnswer = { invokePath: '/404', status: 404, body: PAGE, compress: true, writes: 'end' };
+    const answer = await get('/missing', 'HEAD');
+    expect([answer.status, answer.body, answer.headers['content-language']]).toEqual([404, '', 'fr']);
+  });
+
+  it.each([
+    ['a page of the product', { invokePath: '/about', status: 200 }],
+    ["a product page's own 404", { invokePath: '/orders/[id]', status: 404 }],
+    ['an answer before Next routed (its plain-text 404 for a missing image)', { status: 404 }],
+    ['another status on the 404 page (a 500 from rendering it)', { invokePath: '/404', status: 500 }],
+  ] as [string, { invokePath?: string; status: number }][])(
+    'leaves %s as Next wrote it',
+    async (_what, { invokePath, status }) => {
+      nextAnswer = {
+        ...(invokePath ? { invokePath } : {}),
+        status,
+        body: PAGE,
+        compress: true,
+        writes: 'end',
+      };
+      const answer = await get('/page');
+      expect(answer.status).toBe(status);
+      expect(answer.body).toBe(PAGE);
+      expect(restyled).toEqual([]);
+    },
+  );
+});
+
+describe('isNextNotFound', () => {
+  const request = (meta?: object) =>
+    Object.assign(new http.IncomingMessage(null as never), meta ? { [META]: meta } : {});
+
+  it("is Next's router choosing its 404 page, and nothing else", () => {
+    expect(isNextNotFound(request({ invokePath: '/404' }), 404)).toBe(true);
+    expect(isNextNotFound(request({ invokePath: '/404' }), 200)).toBe(false);
+    expect(isNextNotFound(request({ invokePath: '/about' }), 404)).toBe(false);
+    expect(isNextNotFound(request(), 404)).toBe(false);
+  });
+});
