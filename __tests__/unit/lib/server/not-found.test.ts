@@ -13,20 +13,9 @@ import {
 } from '../../../../lib/server/not-found';
 import { notFoundFile } from '../../../../lib/error-pages/paths';
 import { rawRequest } from '../../../support/http';
+import { ROUTES_MANIFEST } from '../../../support/routes-manifest';
 
-/** A manifest as `next build` writes one: a page, a dynamic page, an API route, Next's own redirect. */
-const MANIFEST = {
-  basePath: '',
-  caseSensitive: false,
-  staticRoutes: [
-    { page: '/about', regex: '^/about(?:/)?$' },
-    { page: '/404', regex: '^/404(?:/)?$' },
-  ],
-  dynamicRoutes: [{ page: '/orders/[id]', regex: '^/orders/([^/]+?)(?:/)?$' }],
-  redirects: [{ regex: '^(?:/((?:[^/]+?)(?:/(?:[^/]+?))*))/$' }],
-  headers: [],
-  rewrites: { beforeFiles: [], afterFiles: [], fallback: [] },
-};
+const MANIFEST = ROUTES_MANIFEST;
 
 const DOCUMENTS = new Map([
   ['en', Buffer.from('<html lang="en">Page not found</html>')],

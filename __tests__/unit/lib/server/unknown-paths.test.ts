@@ -3,21 +3,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { publicPathsOf, unknownPathTest } from '../../../../lib/server/unknown-paths';
 import { readPublicFiles } from '../../../../lib/server/public-files';
+import { ROUTES_MANIFEST } from '../../../support/routes-manifest';
 
-/** A manifest as `next build` writes one: a page, a dynamic page, an API route, Next's own redirect. */
-const MANIFEST = {
-  basePath: '',
-  caseSensitive: false,
-  staticRoutes: [
-    { page: '/about', regex: '^/about(?:/)?$' },
-    { page: '/404', regex: '^/404(?:/)?$' },
-    { page: '/api/echo', regex: '^/api/echo(?:/)?$' },
-  ],
-  dynamicRoutes: [{ page: '/orders/[id]', regex: '^/orders/([^/]+?)(?:/)?$' }],
-  redirects: [{ regex: '^(?:/((?:[^/]+?)(?:/(?:[^/]+?))*))/$' }],
-  headers: [],
-  rewrites: { beforeFiles: [], afterFiles: [], fallback: [] },
-};
+const MANIFEST = ROUTES_MANIFEST;
 
 const PUBLIC = publicPathsOf(['/robots.txt', '/files/LICENSE', '/.well-known/security.txt']);
 
