@@ -75,16 +75,17 @@ export function notFoundStage({
       gzipHeaders: { ...common, 'Content-Encoding': 'gzip', 'Content-Length': String(gzipped.length) },
     });
   }
+  // The base path alone is no API path, so only what lies below it is looked at.
   const isApi = (pathname: string) =>
     basePath
-      ? (pathname === basePath || pathname.startsWith(`${basePath}/`)) &&
-        isApiPath(pathname.slice(basePath.length) || '/')
+      ? pathname.startsWith(`${basePath}/`) && isApiPath(pathname.slice(basePath.length))
       : isApiPath(pathname);
   const answer = (req: IncomingMessage, res: ServerResponse, pathname: string) => {
     // What Next set for its own body goes; the rest (its rules' headers, the shell's) stays.
     for (const name of BODY_HEADERS) res.removeHeader(name);
+    // To HEAD, Node writes the headers alone (Content-Length included) and drops the body.
     if (isApi(pathname)) {
-      sendProblem(res, 404, API_NOT_FOUND, { method: req.method });
+      sendProblem(res, 404, API_NOT_FOUND);
       return;
     }
     const language = negotiateLanguage(req.headers['accept-language'], languages, fallback);

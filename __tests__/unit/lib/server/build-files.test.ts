@@ -2,7 +2,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { adoptBuildValues, nextCompresses } from '../../../../lib/server/build-output';
+import { adoptBuildValues, nextCompresses, servedPath } from '../../../../lib/server/build-output';
 import { readPublicFiles } from '../../../../lib/server/public-files';
 
 let root: string;
@@ -46,6 +46,16 @@ describe("the build's config", () => {
     expect(nextCompresses(root, '.next')).toBe(true);
     built({ compress: false });
     expect(nextCompresses(root, '.next')).toBe(false);
+  });
+
+  it('says where Next serves a route file: below the base path, with the trailing slash the build adds', () => {
+    expect(servedPath(root, '.next')('/api/health')).toBe('/api/health');
+    built({ basePath: '/shop', trailingSlash: true });
+    expect(servedPath(root, '.next')('/api/health')).toBe('/shop/api/health/');
+    built({ basePath: '', trailingSlash: false });
+    expect(servedPath(root, '.next')('/api/health')).toBe('/api/health');
+    built({});
+    expect(servedPath(root, '.next')('/api/health')).toBe('/api/health');
   });
 
   it('gives the process only the APP_* text values the build made, and Next the config', () => {

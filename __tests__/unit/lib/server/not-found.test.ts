@@ -135,9 +135,20 @@ describe('notFoundStage: "Page not found" from memory', () => {
     const api = await rawRequest(base, '/shop/api/nope');
     const page = await rawRequest(base, '/api/nope');
     const bare = await rawRequest(base, '/shop/api');
+    // As long as the base path, not below it: a page.
+    const beside = await rawRequest(base, '/abcd/api/nope');
+    const glued = await rawRequest(base, '/shopx/api/nope');
+    const root = await rawRequest(base, '/shop');
+    const head = await rawRequest(base, '/shop/api/nope', { method: 'HEAD' });
     expect(api.headers['content-type']).toBe('application/problem+json');
     expect(bare.headers['content-type']).toBe('application/problem+json');
-    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect([head.status, head.headers['content-type'], head.body]).toEqual([
+      404,
+      'application/problem+json',
+      '',
+    ]);
+    for (const answer of [page, beside, glued, root])
+      expect(answer.headers['content-type']).toBe('text/html; charset=utf-8');
   });
 
   it("answers in Next's stead with Next's body headers gone and its other headers kept", async () => {
@@ -207,9 +218,41 @@ describe('readNotFoundStage: from a build folder', () => {
     middleware({});
     functions({ functions: { '/_middleware': {} } });
     expect(answersBeforeNext(read(), '/nope')).toBe(false);
+    functions({ functions: { '/_proxy': {} } });
+    expect(answersBeforeNext(read(), '/nope')).toBe(false);
     functions({ functions: { '/api/x': {} } });
     expect(answersBeforeNext(read(), '/nope')).toBe(true);
     expect(read()).not.toBeNull();
+  });
+
+  it("answers an unknown API path below the build's base path with problem details, and pages elsewhere", async () => {
+    const document = path.join(root, '.next', notFoundFile('en'));
+    mkdirSync(path.dirname(document), { recursive: true });
+    writeFileSync(document, '<html>Page not found</html>');
+    middleware({});
+    functions({});
+    const answered = (pathname: string) =>
+      new Promise<string | undefined>((resolve, reject) => {
+        const stage = read()!;
+        const own = http.createServer((req, res) => stage.answer(req, res, pathname));
+        own.listen(0, '127.0.0.1', () => {
+          const { port } = own.address() as AddressInfo;
+          rawRequest(`http://127.0.0.1:${port}`, pathname)
+            .then((answer) => resolve(String(answer.headers['content-type'])), reject)
+            .finally(() => own.close());
+        });
+      });
+    // A manifest without a base path: none.
+    const withoutBase: Partial<typeof MANIFEST> = { ...MANIFEST };
+    delete withoutBase.basePath;
+    writeFileSync(path.join(root, '.next', 'routes-manifest.json'), JSON.stringify(withoutBase));
+    expect(await answered('/api/nope')).toBe('application/problem+json');
+    writeFileSync(
+      path.join(root, '.next', 'routes-manifest.json'),
+      JSON.stringify({ ...MANIFEST, basePath: '/shop' }),
+    );
+    expect(await answered('/shop/api/nope')).toBe('application/problem+json');
+    expect(await answered('/api/nope')).toBe('text/html; charset=utf-8');
   });
 
   it('counts an unreadable manifest as a proxy: Next decides', () => {
