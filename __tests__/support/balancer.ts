@@ -1,12 +1,13 @@
-// Debian's HAProxy in front of two or more instances on loopback, as a Kubernetes Service is in
-// front of a rolling Deployment: round robin per request, no affinity, an instance taken out once
-// its readiness fails, a refused connection tried again on another. Installed by
-// scripts/ensure-test-tools.sh, as Chromium is.
+// Debian's HAProxy in front of two or more instances on loopback, running the project's shipped
+// configuration (deploy/haproxy/haproxy.cfg) with its addresses replaced: round robin per request,
+// no affinity, an instance taken out once its readiness fails, what is safe to retry retried on
+// another. Installed by scripts/ensure-test-tools.sh, as Chromium is.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { haproxyLanguageRules } from '../../lib/error-pages/balancer-pages';
+import { ROOT } from './paths';
 import { freePort } from './server';
 
 export interface Balancer {
@@ -37,47 +38,68 @@ function languagesIn(errorPages: string): string[] {
     );
 }
 
+/** The configuration the project ships (deploy/haproxy/haproxy.cfg), which every balancer here runs. */
+export const SHIPPED_CONFIG = path.join(ROOT, 'deploy', 'haproxy', 'haproxy.cfg');
+/** Where the shipped configuration finds a build's error pages: the image's layout. */
+const SHIPPED_ERROR_PAGES = '/app/.next/error-pages';
+
+/**
+ * The shipped configuration for instances on loopback: its own listen address, servers and
+ * errorfiles replaced by these, every rule of it (retries, checks, timeouts) kept. `checks`
+ * replaces the health-check timings (`default-server …`) for tests that need an instance out or
+ * back sooner than the shipped 2 s × 2.
+ */
+export function loopbackConfig(
+  shipped: string,
+  {
+    port,
+    servers,
+    errorPages,
+    checks,
+  }: { port: number; servers: string[]; errorPages?: string; checks?: string },
+): string {
+  const lines: string[] = [];
+  for (const line of shipped.split('\n')) {
+    const indent = line.slice(0, line.length - line.trimStart().length);
+    const words = line.trim().split(/\s+/);
+    if (words[0] === 'bind') lines.push(`${indent}bind 127.0.0.1:${port}`);
+    else if (words[0] === 'server') continue;
+    else if (words[0] === 'default-server' && checks) lines.push(`${indent}default-server ${checks}`);
+    // The errorfiles and the per-language rules, for this build's pages and languages, or none.
+    else if (words[0] === 'errorfile' && !errorPages) continue;
+    else if ((words[0] === 'http-request' && words[1] === 'return') || words[0] === 'acl') continue;
+    else if (words[0] === 'default_backend')
+      lines.push(...(errorPages ? haproxyLanguageRules(errorPages, languagesIn(errorPages)) : []), line);
+    else if (words[0] === 'backend') lines.push(line, `${indent}  http-response set-header X-Served-By %s`);
+    else lines.push(line.replaceAll(SHIPPED_ERROR_PAGES, errorPages ?? SHIPPED_ERROR_PAGES));
+  }
+  lines.push(...servers, '');
+  return lines.join('\n');
+}
+
 /**
  * `backends` maps a name to an instance's base URL (http://127.0.0.1:PORT). `errorPages`: a build's
  * error-pages/ folder, whose errorfiles the balancer answers with when it cannot reach an instance,
- * as deploy/haproxy/haproxy.cfg has it do.
+ * as deploy/haproxy/haproxy.cfg has it do. `checks`: see loopbackConfig; by default an instance is
+ * checked every 250 ms, taken out by one failed check and brought back by one good one, so that
+ * tests of what a visitor sees need not wait out the shipped timings.
  */
 export async function startBalancer(
   backends: Record<string, string>,
-  { errorPages }: { errorPages?: string } = {},
+  {
+    errorPages,
+    checks = 'check inter 250 fall 1 rise 1',
+  }: { errorPages?: string; checks?: string | null } = {},
 ): Promise<Balancer> {
   const port = await freePort();
   const folder = mkdtempSync(path.join(tmpdir(), 'balancer-'));
-  const servers = Object.entries(backends).map(([name, base]) => {
-    const { host } = new URL(base);
-    // Checked every 250 ms; one failed check takes it out, one good one brings it back.
-    return `  server ${name} ${host} check inter 250 fall 1 rise 1`;
+  const servers = Object.entries(backends).map(([name, base]) => `  server ${name} ${new URL(base).host}`);
+  const config = loopbackConfig(readFileSync(SHIPPED_CONFIG, 'utf8'), {
+    port,
+    servers,
+    errorPages,
+    checks: checks ?? undefined,
   });
-  const config = [
-    'global',
-    '  maxconn 512',
-    'defaults',
-    '  mode http',
-    '  timeout connect 1s',
-    '  timeout client 30s',
-    '  timeout server 30s',
-    // A connection an instance refuses (it has just stopped) is tried on another one.
-    '  retries 2',
-    '  option redispatch 1',
-    ...(errorPages
-      ? [502, 503, 504].map((status) => `  errorfile ${status} ${path.join(errorPages, `${status}.http`)}`)
-      : []),
-    'frontend visitors',
-    `  bind 127.0.0.1:${port}`,
-    ...(errorPages ? haproxyLanguageRules(errorPages, languagesIn(errorPages)) : []),
-    '  default_backend app',
-    'backend app',
-    '  balance roundrobin',
-    '  option httpchk GET /api/health/ready',
-    '  http-response set-header X-Served-By %s',
-    ...servers,
-    '',
-  ].join('\n');
   const file = path.join(folder, 'haproxy.cfg');
   writeFileSync(file, config);
   const binary = haproxyPath();

@@ -10,6 +10,10 @@
 //   balancer's: `offline` when the browser says it has no network, `unavailable` when the
 //   connection failed anyway or a 502, 503 or 504 came without the app's mark (ANSWER_HEADER).
 //   Both are in this script; its one cache holds nothing but which screens were seen.
+// - Before `unavailable`, one more try, after a short wait (RETRY_WAIT_MS, ±50 % so that a fleet's
+//   visitors do not all come back in the same instant): a GET navigation is safe to send again, and
+//   an instance that just died or a balancer between two instances usually answers the second.
+//   Next's client-side data requests end in such a navigation when they fail, so they get it too.
 // - Screens seen are counted when the visitor is back: on the next navigation the network answers,
 //   one empty POST per screen to SCREEN_SEEN_PATH.
 // - A new build's worker replaces the old one on the next visit (skipWaiting); an older build's
@@ -17,6 +21,9 @@
 //   the two builds' workers with every update check.
 // - Built with SERVICE_WORKER=off, it answers nothing, deletes the caches and unregisters itself.
 import type { OutageKind } from '../../components/error-screen/copy/types';
+
+/** The wait before a failed navigation is tried again: this, ±50 %. */
+export const RETRY_WAIT_MS = 1000;
 
 export interface WorkerSettings {
   /** false: the off switch. */
@@ -55,6 +62,7 @@ export interface WorkerScope {
     navigationPreload?: { enable(): Promise<void> };
   };
   skipWaiting(): Promise<void>;
+  setTimeout(callback: () => void, ms: number): unknown;
 }
 
 export function startWorker(scope: WorkerScope, settings: WorkerSettings): void {
@@ -101,16 +109,30 @@ export function startWorker(scope: WorkerScope, settings: WorkerSettings): void 
   }
 
   async function navigate(event: FetchEvent): Promise<Response> {
-    let response: Response;
-    try {
-      response = (await event.preloadResponse) ?? (await scope.fetch(event.request));
-    } catch {
-      return screen(scope.navigator.onLine ? 'unavailable' : 'offline');
+    let response = await fromApp(
+      async () => (await event.preloadResponse) ?? (await scope.fetch(event.request)),
+    );
+    if (!response) {
+      // Offline, no try can succeed: the screen says so at once.
+      if (!scope.navigator.onLine) return screen('offline');
+      await new Promise<void>((resolve) => scope.setTimeout(resolve, RETRY_WAIT_MS * (0.5 + Math.random())));
+      response = await fromApp(() => scope.fetch(event.request));
+      if (!response) return screen(scope.navigator.onLine ? 'unavailable' : 'offline');
     }
-    if (settings.balancerStatuses.includes(response.status) && !response.headers.has(settings.answerHeader))
-      return screen('unavailable');
     if (maybeSeen) event.waitUntil(sayScreensSeen());
     return response;
+  }
+
+  /** The app's answer; null when none came (the connection failed) or a balancer's failure came. */
+  async function fromApp(ask: () => Promise<Response>): Promise<Response | null> {
+    try {
+      const response = await ask();
+      const balancers =
+        settings.balancerStatuses.includes(response.status) && !response.headers.has(settings.answerHeader);
+      return balancers ? null : response;
+    } catch {
+      return null;
+    }
   }
 
   async function screen(kind: OutageKind): Promise<Response> {

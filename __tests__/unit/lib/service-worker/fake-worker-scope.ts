@@ -44,6 +44,7 @@ export function fakeWorkerScope({ online = true }: { online?: boolean } = {}) {
   const listeners = new Map<string, Listener>();
   const caches = new FakeCaches();
   const network = jest.fn<Promise<Response>, [unknown, RequestInit?]>();
+  const waits: number[] = [];
   const scope = {
     addEventListener: (type: string, listener: Listener) => listeners.set(type, listener),
     caches: caches as unknown as CacheStorage,
@@ -54,6 +55,11 @@ export function fakeWorkerScope({ online = true }: { online?: boolean } = {}) {
       navigationPreload: { enable: jest.fn(async () => {}) },
     },
     skipWaiting: jest.fn(async () => {}),
+    // The worker's waits pass at once; each one asked for is kept in `waits`.
+    setTimeout: (callback: () => void, ms: number) => {
+      waits.push(ms);
+      callback();
+    },
   } satisfies WorkerScope;
 
   /** Runs a lifecycle event to its end; rejects as its waitUntil promise does. */
@@ -78,5 +84,5 @@ export function fakeWorkerScope({ online = true }: { online?: boolean } = {}) {
     return response;
   }
 
-  return { scope, caches, network, listeners, lifecycle, navigate };
+  return { scope, caches, network, listeners, lifecycle, navigate, waits };
 }

@@ -1,4 +1,4 @@
-import { startWorker, type WorkerSettings } from '../../../../lib/service-worker/worker';
+import { RETRY_WAIT_MS, startWorker, type WorkerSettings } from '../../../../lib/service-worker/worker';
 import { fakeWorkerScope } from './fake-worker-scope';
 
 const SETTINGS: WorkerSettings = {
@@ -70,6 +70,83 @@ describe('a navigation', () => {
     const worker = started();
     worker.network.mockRejectedValue(new TypeError('Failed to fetch'));
     expect(await (await worker.navigate({ url: PAGE }))?.text()).toBe(SETTINGS.screens.unavailable);
+  });
+
+  describe('that fails is tried once more, after a short jittered wait, before any screen', () => {
+    afterEach(() => jest.restoreAllMocks());
+
+    it.each([
+      ['the connection failed', () => Promise.reject(new TypeError('Failed to fetch'))],
+      ['a balancer answered 502', () => Promise.resolve(balancers(502))],
+      ['a balancer answered 503', () => Promise.resolve(balancers(503))],
+      ['a balancer answered 504', () => Promise.resolve(balancers(504))],
+    ])('%s, then the app answered: the app’s answer, no screen', async (_, first) => {
+      const worker = started();
+      const page = ours(200);
+      worker.network.mockImplementationOnce(first).mockResolvedValueOnce(page);
+      expect(await worker.navigate({ url: PAGE })).toBe(page);
+      expect(worker.network).toHaveBeenCalledTimes(2);
+      expect(worker.waits).toHaveLength(1);
+      expect(worker.caches.urls()).toEqual([]);
+    });
+
+    it('whose preload failed: the retry goes to the network', async () => {
+      const worker = started();
+      const page = ours(200);
+      worker.network.mockResolvedValueOnce(page);
+      const answer = await worker.navigate({ url: PAGE, preload: Promise.reject(new TypeError('reset')) });
+      expect(answer).toBe(page);
+      expect(worker.network).toHaveBeenCalledTimes(1);
+    });
+
+    it('once only: a second failure gets the unavailable screen, counted as seen', async () => {
+      const worker = started();
+      worker.network.mockRejectedValue(new TypeError('Failed to fetch'));
+      expect(await (await worker.navigate({ url: PAGE }))?.text()).toBe(SETTINGS.screens.unavailable);
+      expect(worker.network).toHaveBeenCalledTimes(2);
+      expect(worker.waits).toHaveLength(1);
+      expect(worker.caches.urls()).toEqual([`${SETTINGS.seenPath}/unavailable`]);
+    });
+
+    it('the wait is RETRY_WAIT_MS ±50 %, spread by chance', async () => {
+      const waited = async (random: number) => {
+        jest.spyOn(Math, 'random').mockReturnValue(random);
+        const worker = started();
+        worker.network.mockRejectedValueOnce(new TypeError('reset')).mockResolvedValueOnce(ours(200));
+        await worker.navigate({ url: PAGE });
+        return worker.waits;
+      };
+      expect(RETRY_WAIT_MS).toBe(1000);
+      expect(await waited(0)).toEqual([500]);
+      expect(await waited(0.999)).toEqual([1499]);
+      expect(await waited(0.5)).toEqual([1000]);
+    });
+
+    it('not while offline: the offline screen at once, nothing sent again', async () => {
+      const worker = started({}, { online: false });
+      worker.network.mockRejectedValue(new TypeError('Failed to fetch'));
+      expect(await (await worker.navigate({ url: PAGE }))?.text()).toBe(SETTINGS.screens.offline);
+      expect(worker.network).toHaveBeenCalledTimes(1);
+      expect(worker.waits).toEqual([]);
+    });
+
+    it('the browser went offline during the wait: the offline screen', async () => {
+      const worker = started();
+      worker.network.mockImplementation(async () => {
+        worker.scope.navigator.onLine = false;
+        throw new TypeError('Failed to fetch');
+      });
+      expect(await (await worker.navigate({ url: PAGE }))?.text()).toBe(SETTINGS.screens.offline);
+    });
+
+    it('an answer of the app is never sent again, whatever its status', async () => {
+      const worker = started();
+      const answer = ours(503);
+      worker.network.mockResolvedValue(answer);
+      expect(await worker.navigate({ url: PAGE })).toBe(answer);
+      expect(worker.network).toHaveBeenCalledTimes(1);
+      expect(worker.waits).toEqual([]);
+    });
   });
 
   it('uses the navigation preload answer when there is one, and asks the network only when there is not', async () => {
