@@ -145,6 +145,17 @@ function parsesAsDsn(raw: string): boolean {
   }
 }
 
+/** The hand-off secret: long enough not to be guessed, never repeated in a problem. */
+export const HANDOFF_SECRET_MIN_CHARS = 32;
+export const handoffSecret: Check<string> = {
+  accepts: `at least ${HANDOFF_SECRET_MIN_CHARS} characters (\`openssl rand -hex 32\`)`,
+  echo: false,
+  parse: (raw) =>
+    raw.length >= HANDOFF_SECRET_MIN_CHARS
+      ? { value: raw }
+      : { problem: `must be at least ${HANDOFF_SECRET_MIN_CHARS} characters` },
+};
+
 export const dsn: Check<string> = {
   accepts: 'a public DSN, https://KEY@host/PROJECT_ID',
   echo: false,
@@ -279,6 +290,24 @@ export const VARIABLES = {
     meaning: 'How long a report may wait before it is dropped unsent.',
     check: wholeNumber(60, 30 * 24 * 60 * 60),
     fallback: 24 * 60 * 60,
+  }),
+  reportHandoffSecret: variable({
+    name: 'REPORT_HANDOFF_SECRET',
+    readAt: 'start',
+    group: 'reporting',
+    meaning:
+      'A secret every instance of the deployment shares (on Kubernetes from a Secret): with it and FLEET_PEERS, an instance that stops with reports still waiting hands them to a peer, and takes those its peers hand it; a request without it is refused. Unset, reports waiting at a stop stay in REPORT_QUEUE_DIR (docs/report-queue.md).',
+    check: handoffSecret,
+    fallback: null,
+  }),
+  reportHandoffTimeoutMs: variable({
+    name: 'REPORT_HANDOFF_TIMEOUT_MS',
+    readAt: 'start',
+    group: 'reporting',
+    meaning:
+      "The most a stopping instance spends handing its waiting reports to peers, after the flush; what is not handed over by then stays in its folder. Counted in the pod's grace period.",
+    check: wholeNumber(100, 60_000),
+    fallback: 5000,
   }),
   // --- Source maps ---
   sentryAuthToken: variable({

@@ -68,6 +68,8 @@ export interface Directory {
   introduced: () => void;
   /** Bumped when the set of (peer, build) pairs changes: what was missing may now be found. */
   generation: () => number;
+  /** The base URLs of the peers known by identity (never this instance), whatever their build. */
+  peerBases: () => string[];
   /** Peers known by identity, and the distinct builds of the others. */
   summary: () => { peers: number; builds: number };
   markFailed: (peer: Peer) => void;
@@ -266,6 +268,7 @@ export function createDirectory({
       return { peers: [...byBuild.values()], leftOut };
     },
     knows: (build) => known().some((peer) => peer.identity!.build === build),
+    peerBases: () => known().map((peer) => peer.base),
     knowsInstance: (instance) =>
       instance === self.instance || known().some((peer) => peer.identity!.instance === instance),
     refresh,

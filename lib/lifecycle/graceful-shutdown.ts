@@ -14,6 +14,11 @@ export interface ShutdownOptions {
   onDraining?: () => void;
   /** Cap on the before-exit tasks (flushing error reports). */
   flushTimeoutMs?: number;
+  /**
+   * After the flush, what the process still holds goes to a peer (waiting reports:
+   * lib/reporting/queue/hand-off.ts), within its own time, which it keeps itself. Never rejects.
+   */
+  handOver?: () => Promise<unknown>;
   exit?: (code: number) => void;
   signals?: NodeJS.Signals[];
 }
@@ -79,6 +84,7 @@ export function installGracefulShutdown({
   drainMs,
   shutdownTimeoutMs,
   flushTimeoutMs = DEFAULT_FLUSH_TIMEOUT_MS,
+  handOver,
   exit = (code) => process.exit(code),
   signals = ['SIGTERM', 'SIGINT'],
 }: ShutdownOptions): { shutdown: (reason: string) => Promise<void> } {
@@ -106,6 +112,9 @@ export function installGracefulShutdown({
     if (abandoned > 0) log('warn', 'lifecycle.requests_abandoned', { count: abandoned, shutdownTimeoutMs });
 
     await runBeforeExitTasks(flushTimeoutMs);
+    await handOver?.().catch((error: unknown) =>
+      log('error', 'lifecycle.hand_over_failed', { error: errorFields(error) }),
+    );
     enterPhase('closed', { shutdownMs: Date.now() - started });
     exit(0);
   }

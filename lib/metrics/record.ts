@@ -38,12 +38,14 @@ export interface Recorder {
   transaction: (outcome: TransactionOutcome, reason: string) => void;
   /**
    * The report queue (lib/reporting/queue/): an envelope queued or sent from it (by source), an
-   * attempt that failed and will be retried (by reason), one dropped unsent (by source and reason).
+   * attempt that failed and will be retried (by reason), one dropped unsent (by source and reason),
+   * one handed to or taken from a peer (by source and direction), `amount` left waiting at exit.
    */
-  reportQueue: (event: QueueEvent, labels: { source?: string; reason?: string }) => void;
+  reportQueue: (event: QueueEvent, labels: QueueLabels, amount?: number) => void;
 }
 
-export type QueueEvent = 'queued' | 'sent' | 'retried' | 'dropped';
+export type QueueEvent = 'queued' | 'sent' | 'retried' | 'dropped' | 'handed_over' | 'left_at_exit';
+export type QueueLabels = { source?: string; reason?: string; direction?: 'in' | 'out' };
 
 /** honoured: within the budget; over_budget: sampled by the rate instead, like any request. */
 export type InheritedSampledOutcome = 'honoured' | 'over_budget';
@@ -141,9 +143,9 @@ export function recordTransaction(outcome: TransactionOutcome, reason = ''): voi
 }
 
 /** Counts one event of the report queue. Never throws. */
-export function recordQueue(event: QueueEvent, labels: { source?: string; reason?: string }): void {
+export function recordQueue(event: QueueEvent, labels: QueueLabels, amount = 1): void {
   try {
-    recorderSlot.read()?.reportQueue(event, labels);
+    recorderSlot.read()?.reportQueue(event, labels, amount);
   } catch {
     // As above.
   }

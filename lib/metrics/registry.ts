@@ -15,6 +15,7 @@ import {
   registrySlot,
   type InheritedSampledOutcome,
   type QueueEvent,
+  type QueueLabels,
   type ReportOutcome,
   type TransactionOutcome,
   type TunnelOutcome,
@@ -174,7 +175,7 @@ export function createMetrics(sources: MetricsSources): Metrics {
     });
   }
 
-  const queueCounters: Record<QueueEvent, Counter<'source' | 'reason'>> = {
+  const queueCounters: Record<QueueEvent, Counter<'source' | 'reason' | 'direction'>> = {
     queued: new Counter({
       name: 'app_report_queue_queued_total',
       help: 'Envelopes that waited for the ingest instead of leaving at once, by source (server, browser).',
@@ -197,6 +198,18 @@ export function createMetrics(sources: MetricsSources): Metrics {
       name: 'app_report_queue_dropped_total',
       help: 'Envelopes let go unsent, by source and reason (full, evicted, expired, rejected, too_large, unreadable, disk_error).',
       labelNames: ['source', 'reason'] as const,
+      registers: [registry],
+    }),
+    handed_over: new Counter({
+      name: 'app_report_queue_handed_over_total',
+      help: 'Waiting envelopes handed to a peer as this instance stopped (direction out), or taken from a stopping peer (in), by source.',
+      labelNames: ['source', 'direction'] as const,
+      registers: [registry],
+    }),
+    left_at_exit: new Counter({
+      name: 'app_report_queue_left_at_exit_total',
+      help: "Envelopes still waiting when this instance stopped, no peer having taken them: lost with the pod's folder, sent by the next process on the same folder.",
+      labelNames: ['source'] as const,
       registers: [registry],
     }),
   };
@@ -252,8 +265,8 @@ export function createMetrics(sources: MetricsSources): Metrics {
     outageScreen: (screen: OutageKind) => outageScreens.inc({ screen }),
     inheritedSampled: (outcome: InheritedSampledOutcome) => inheritedSampled.inc({ outcome }),
     transaction: (outcome: TransactionOutcome, reason: string) => transactions.inc({ outcome, reason }),
-    reportQueue: (event: QueueEvent, labels: { source?: string; reason?: string }) =>
-      queueCounters[event].inc(labels),
+    reportQueue: (event: QueueEvent, labels: QueueLabels, amount = 1) =>
+      queueCounters[event].inc(labels, amount),
   });
 
   return {

@@ -12,7 +12,8 @@
 //                6. query bound: too many parameters is a 414 before Next parses them
 //                7. the error-reporting tunnel
 //                8. another build's reporting file: a redirect to this build's (./reporting-file.ts)
-//                9. a page's beacon that it reloaded for a lost build file (lib/fleet/recovery.ts)
+//                9. a stopping peer's waiting reports (lib/reporting/queue/hand-off.ts)
+//                   a page's beacon that it reloaded for a lost build file (lib/fleet/recovery.ts)
 //                   the service worker's script, and its beacons (lib/service-worker/serve.ts)
 //                   a language's client-exception words, for browsers (lib/language/words-stage.ts)
 //               10. another build's file or data: asked of the peer that has it (lib/fleet/)
@@ -80,6 +81,11 @@ export interface PipelineOptions {
   serviceWorker?: WorkerStage | null;
   /** A language's client-exception words, for browsers (lib/language/words-stage.ts). */
   words?: WordsStage | null;
+  /**
+   * Reports a stopping peer hands over (lib/reporting/queue/hand-off.ts); null without a queue,
+   * FLEET_PEERS or REPORT_HANDOFF_SECRET.
+   */
+  reportsHandOff?: ((req: IncomingMessage, res: ServerResponse, path: string) => boolean) | null;
   /** "Page not found" in the visitor's words (./not-found.ts); null: Next's own 404 page. */
   notFound?: NotFoundStage | null;
   /** The health probes, answered before Next (lib/health/stage.ts); null where Next answers them. */
@@ -126,6 +132,7 @@ export function createPipeline({
   serviceWorker = null,
   notFound = null,
   words = null,
+  reportsHandOff = null,
   health = null,
 }: PipelineOptions): Pipeline {
   const requests = createRequestCounter();
@@ -157,6 +164,10 @@ export function createPipeline({
       observer.answeredAs(res, ROUTES.nextAsset);
       // Never cached: the next deploy moves it again.
       res.writeHead(307, { Location: moved, 'Cache-Control': 'no-store' }).end();
+      return;
+    }
+    if (reportsHandOff?.(req, res, query.path)) {
+      observer.answeredAs(res, ROUTES.shell);
       return;
     }
     if (query.path === LOST_FILE_PATH) {

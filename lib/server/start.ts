@@ -269,6 +269,10 @@ export async function main({ dev }: { dev: boolean }): Promise<void> {
   if (tracer) transactionWorkerSlot.write(path.join(__dirname, '../reporting/node/transaction-worker.js'));
 
   const fleet = dev ? null : await joinFleet(settings, distDir);
+  // Reports waiting when this instance stops go to a peer, with the deployment's shared secret; a
+  // stopping peer's come here. Without peers or the secret, what waits at a stop is counted.
+  const handOff = queue ? await import('../reporting/queue/hand-off') : null;
+  const handOffSecret = fleet ? settings.reportHandoffSecret : null;
 
   // Loaded after NODE_ENV is settled: Next reads it when it loads.
   const { default: next } = await import('next');
@@ -313,6 +317,10 @@ export async function main({ dev }: { dev: boolean }): Promise<void> {
           publicFiles: allPublicFiles,
           compress: nextCompresses(ROOT, distDir),
         }),
+    reportsHandOff:
+      queue && handOff && handOffSecret
+        ? handOff.handOffStage({ queue, secret: handOffSecret, accepting: () => currentPhase() === 'ready' })
+        : null,
     serviceWorker: serviceWorkerStage(
       dev ? await developmentWorker() : readWorkerScripts(ROOT, distDir, offeredLanguages()),
     ),
@@ -331,6 +339,15 @@ export async function main({ dev }: { dev: boolean }): Promise<void> {
     shutdownTimeoutMs: settings.shutdownTimeoutMs,
     // The management listener's /readyz fails with the next beat; beat now instead.
     onDraining: () => management?.refresh(),
+    handOver: async () => {
+      if (queue && handOff)
+        await handOff.handOffReports({
+          queue,
+          peers: () => (fleet && handOffSecret ? fleet.directory.peerBases() : []),
+          secret: handOffSecret ?? '',
+          timeoutMs: settings.reportHandoffTimeoutMs,
+        });
+    },
   });
   server.once('close', () => fleet?.stop());
 

@@ -108,9 +108,27 @@ describe('Kubernetes Deployment', () => {
   it('gives the pod a grace period that covers preStop, drain, in-flight requests and the flush', () => {
     const config = readSettings({ ...env, KUBERNETES_SERVICE_HOST: 'in-cluster' }, { dsnAtBuild: null });
     const preStopMs = (container.lifecycle?.preStop?.sleep?.seconds ?? 0) * 1000;
-    const needed = preStopMs + config.drainMs + config.shutdownTimeoutMs + DEFAULT_FLUSH_TIMEOUT_MS;
+    const needed =
+      preStopMs +
+      config.drainMs +
+      config.shutdownTimeoutMs +
+      DEFAULT_FLUSH_TIMEOUT_MS +
+      config.reportHandoffTimeoutMs;
     expect(config.drainMs).toBeGreaterThan(0);
     expect(deployment.spec.template.spec.terminationGracePeriodSeconds * 1000).toBeGreaterThanOrEqual(needed);
+  });
+
+  it('gives every pod the hand-off secret from a Secret, never a value written here, and starts without it', () => {
+    const secret = (container.env ?? []).find(({ name }) => name === 'REPORT_HANDOFF_SECRET') as
+      | { value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string; optional?: boolean } } }
+      | undefined;
+    expect(secret?.value).toBeUndefined();
+    expect(secret?.valueFrom?.secretKeyRef).toEqual({
+      name: 'app-shell-report-handoff',
+      key: 'secret',
+      optional: true,
+    });
+    expect(env.FLEET_PEERS).toMatch(/^dns:/);
   });
 
   it('sets resource requests and limits', () => {

@@ -5,6 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
+import { readSettings } from '../../../lib/config/settings';
 
 const ROOT = path.resolve(__dirname, '../../..');
 
@@ -112,5 +113,35 @@ describe("the README's deployment steps", () => {
 
   it('without the edit, still run the app’s version, never a moving tag', () => {
     expect(render(path.join(ROOT, 'deploy/kubernetes'), [])).toEqual([`app-shell:${version}`]);
+  });
+});
+
+describe("the README's hand-off secret step", () => {
+  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## Deploying'));
+  const step =
+    /^kubectl create secret generic (\S+) --from-literal=(\w+)="\$\(openssl rand -hex (\d+)\)"$/m.exec(
+      section,
+    );
+
+  it('makes the Secret, and the key, the Deployment reads the hand-off secret from', () => {
+    expect(step).not.toBeNull();
+    const [deployment] = parseAllDocuments(
+      readFileSync(path.join(ROOT, 'deploy/kubernetes/deployment.yaml'), 'utf8'),
+    ).map((doc) => doc.toJS());
+    const variable = (
+      deployment.spec.template.spec.containers[0].env as {
+        name: string;
+        valueFrom?: { secretKeyRef?: { name: string; key: string } };
+      }[]
+    ).find(({ name }) => name === 'REPORT_HANDOFF_SECRET');
+    expect(variable?.valueFrom?.secretKeyRef).toMatchObject({ name: step![1], key: step![2] });
+  });
+
+  it('makes a value the server takes: openssl rand -hex N writes 2N characters', () => {
+    const value = 'f'.repeat(2 * Number(step![3]));
+    expect(readSettings({ REPORT_HANDOFF_SECRET: value }, { dsnAtBuild: null }).reportHandoffSecret).toBe(
+      value,
+    );
   });
 });

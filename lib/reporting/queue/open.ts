@@ -80,6 +80,7 @@ export async function openReportQueue(settings: QueueSettings): Promise<ReportQu
       sent: (source) => recordQueue('sent', { source }),
       retried: (reason) => recordQueue('retried', { reason }),
       dropped: (source, reason) => recordQueue('dropped', { source, reason }),
+      handedOver: (source, direction) => recordQueue('handed_over', { source, direction }),
     },
   });
   await queue.start();

@@ -75,7 +75,22 @@ export interface QueueEvents {
   sent: (source: Source) => void;
   retried: (reason: RetryReason) => void;
   dropped: (source: Source, reason: DropReason) => void;
+  /** An envelope given to a peer (`out`) or taken from one (`in`): ./hand-off.ts. */
+  handedOver: (source: Source, direction: 'in' | 'out') => void;
 }
+
+/** A waiting envelope as it is handed to a peer, or taken from one. */
+export interface HandedEnvelope {
+  source: Source;
+  body: Uint8Array;
+  /** Headers it is sent to the ingest with (a browser's user agent). */
+  headers: Record<string, string>;
+  /** When it was first queued, on whichever instance: its age bound counts from here. */
+  queuedAt: number;
+}
+
+/** What became of an envelope a peer handed over (see `adopt`). */
+export type Adopted = 'queued' | 'known' | 'full';
 
 export interface QueueStats {
   envelopes: Record<Source, number>;
@@ -99,6 +114,22 @@ export interface ReportQueue {
   persist: (timeoutMs: number) => Promise<void>;
   /** Stops sending; what waits stays in the store. */
   stop: () => void;
+  /**
+   * Stops sending, then offers each waiting envelope to `give`, oldest first, `concurrency` at a
+   * time, until each has been offered or `signal` aborts. One that `give` took (true) leaves the
+   * queue and the store, counted as handed over; the rest stay where they are. For a process that
+   * stops with envelopes its pod's deletion would lose (./hand-off.ts).
+   */
+  handOver: (
+    give: (envelope: HandedEnvelope) => Promise<boolean>,
+    options: { concurrency: number; signal: AbortSignal },
+  ) => Promise<{ given: number; left: number }>;
+  /**
+   * Takes an envelope a peer handed over as this instance's own: it waits in line, written to the
+   * store before this resolves, and keeps its first queuing time. One whose event id already waits
+   * here is `known` (a hand-off cut before its answer and tried again) and is not kept twice.
+   */
+  adopt: (envelope: HandedEnvelope) => Promise<Adopted>;
 }
 
 export interface QueueOptions {
@@ -127,14 +158,18 @@ interface Direct {
 
 const toBytes = (body: Uint8Array | string) => (typeof body === 'string' ? Buffer.from(body) : body);
 
-/** An envelope's data categories and whether it holds an error, from its item headers. */
-export function factsOf(body: Uint8Array): Pick<EntryFacts, 'categories' | 'error'> {
+/**
+ * An envelope's data categories and whether it holds an error, from its item headers; and its
+ * header's event id, when it is a string.
+ */
+export function factsOf(body: Uint8Array): Pick<EntryFacts, 'categories' | 'error' | 'eventId'> {
   try {
-    const [, items] = parseEnvelope(body);
-    const types = items.map(([header]) => header.type);
+    const [header, items] = parseEnvelope(body);
+    const types = items.map(([itemHeader]) => itemHeader.type);
     return {
       categories: [...new Set(types.map((type) => envelopeItemTypeToDataCategory(type)))],
       error: types.includes('event'),
+      ...(typeof header.event_id === 'string' ? { eventId: header.event_id } : {}),
     };
   } catch {
     return { categories: ['default'], error: false };
@@ -151,6 +186,7 @@ export function createReportQueue(options: QueueOptions): ReportQueue {
     sent: () => {},
     retried: () => {},
     dropped: () => {},
+    handedOver: () => {},
     ...options.events,
   };
   const share = { bytes: limits.maxBytes / 2, envelopes: Math.floor(limits.maxEnvelopes / 2) };
@@ -174,9 +210,18 @@ export function createReportQueue(options: QueueOptions): ReportQueue {
   let settledWaiters: (() => void)[] = [];
   const directs = new Set<Direct>();
 
+  /** How many waiting entries (or entries being written) hold each event id. */
+  const eventIds = new Map<string, number>();
+  const countEventId = (eventId: string | undefined, sign: 1 | -1) => {
+    if (eventId === undefined) return;
+    const now = (eventIds.get(eventId) ?? 0) + sign;
+    if (now > 0) eventIds.set(eventId, now);
+    else eventIds.delete(eventId);
+  };
   const count = (entry: StoredEntry, sign: 1 | -1) => {
     held.envelopes[entry.source] += sign;
     held.bytes[entry.source] += sign * entry.bytes;
+    countEventId(entry.eventId, sign);
   };
   const forget = (entry: Waiting) => {
     const at = waiting.indexOf(entry);
@@ -345,6 +390,7 @@ export function createReportQueue(options: QueueOptions): ReportQueue {
     // Counted now, so that envelopes arriving while this one is written see its bytes.
     held.envelopes[source] += 1;
     held.bytes[source] += body.length;
+    countEventId(facts.eventId, 1);
     try {
       const entry: Waiting = { ...(await store.put(facts, body)), sending: false };
       waiting.push(entry);
@@ -358,6 +404,7 @@ export function createReportQueue(options: QueueOptions): ReportQueue {
     } catch (error) {
       held.envelopes[source] -= 1;
       held.bytes[source] -= body.length;
+      countEventId(facts.eventId, -1);
       log('warn', 'reporting.queue_write_failed', {
         reason: (error as NodeJS.ErrnoException).code ?? 'unknown',
       });
@@ -461,13 +508,78 @@ export function createReportQueue(options: QueueOptions): ReportQueue {
           resolve();
         });
       }),
-    stop: () => {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      timer = null;
+    stop,
+    handOver: async (give, { concurrency, signal }) => {
+      stop();
+      const offered = new Set<Waiting>();
+      let given = 0;
+      const handOne = async (entry: Waiting) => {
+        // Offered once: no other hand-off worker takes it up meanwhile.
+        offered.add(entry);
+        let taken = false;
+        try {
+          const body = await store.read(entry);
+          const { source, headers, queuedAt } = entry;
+          taken = await give({ source, body, headers, queuedAt });
+        } catch {
+          // Unreadable, or `give` failed: it stays where it is.
+        }
+        if (!taken) return;
+        // Removed before the process may exit, so a restart on the same folder never sends it again.
+        waiting.splice(waiting.indexOf(entry), 1);
+        count(entry, -1);
+        await store.remove(entry);
+        given += 1;
+        events.handedOver(entry.source, 'out');
+      };
+      // What is left to offer, oldest first, taken in turn by the workers; looked for again once
+      // they reach its end (so picking costs the same for 10,000 envelopes as for 10).
+      let batch: Waiting[] = [];
+      let next = 0;
+      const pick = (): Waiting | undefined => {
+        if (next >= batch.length) {
+          batch = waiting.filter((candidate) => !candidate.sending && !offered.has(candidate));
+          next = 0;
+        }
+        return batch[next++];
+      };
+      const worker = async () => {
+        while (!signal.aborted) {
+          const entry = pick();
+          if (entry) {
+            await handOne(entry);
+            continue;
+          }
+          // Every entry offered, or on its way to the ingest (sent before the stop): those that
+          // come back unsent are offered too.
+          if (!waiting.some((candidate) => candidate.sending)) return;
+          await new Promise((resolve) => setTimeout(resolve, HAND_OVER_POLL_MS));
+        }
+      };
+      await Promise.all(Array.from({ length: concurrency }, worker));
+      return { given, left: waiting.length };
+    },
+    adopt: async ({ source, body, headers, queuedAt }) => {
+      if (stopped) return 'full';
+      const { eventId } = factsOf(body);
+      if (eventId !== undefined && eventIds.has(eventId)) return 'known';
+      // Never dated later than now: a peer's clock must not make an envelope outlive the age bound.
+      const entry = await hold(source, body, headers, Math.min(queuedAt, now()));
+      if (entry === 'full') return 'full';
+      events.handedOver(source, 'in');
+      return 'queued';
     },
   };
+
+  function stop() {
+    stopped = true;
+    if (timer) clearTimeout(timer);
+    timer = null;
+  }
 }
+
+/** How often a hand-off looks again for envelopes that were on their way to the ingest. */
+const HAND_OVER_POLL_MS = 50;
 
 /** The server's queue, made at start (lib/server/start.ts) and used by code Next bundles. */
 export const reportQueueSlot = processSlot<ReportQueue>('reportQueue');

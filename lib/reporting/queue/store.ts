@@ -21,6 +21,11 @@ export interface EntryFacts {
   error: boolean;
   /** Headers sent with it besides the content type (a browser's user agent). */
   headers: Record<string, string>;
+  /**
+   * Its envelope header's `event_id`, when it has one: how an envelope handed over from a peer
+   * twice (./hand-off.ts) is known the second time. (Absent from entries written before it.)
+   */
+  eventId?: string;
 }
 
 export interface StoredEntry extends EntryFacts {

@@ -27,6 +27,8 @@ describe('readSettings', () => {
   it('has defaults for a plain machine', () => {
     expect(readSettings({}, NO_BUILD_DSN)).toEqual({
       port: 3000,
+      reportHandoffSecret: null,
+      reportHandoffTimeoutMs: 5000,
       reportQueueDir: null,
       reportQueueMaxAgeSeconds: 86400,
       reportQueueMaxBytes: 67108864,
@@ -154,6 +156,22 @@ describe('readSettings', () => {
     ['KEEP_ALIVE_TIMEOUT_MS', '12.5', 'must be a whole number from 1000 to 600000'],
   ])('refuses %s=%p', (name, value, problem) => {
     expect(() => readSettings({ [name]: value }, NO_BUILD_DSN)).toThrow(`${name} ${problem}`);
+  });
+
+  it('refuses a hand-off secret shorter than 32 characters without repeating it', () => {
+    const short = 'hunter2-hunter2-hunter2-hunter2';
+    expect(short).toHaveLength(31);
+    let message = '';
+    try {
+      readSettings({ REPORT_HANDOFF_SECRET: short }, NO_BUILD_DSN);
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toContain('REPORT_HANDOFF_SECRET must be at least 32 characters');
+    expect(message).not.toContain('hunter2');
+    expect(readSettings({ REPORT_HANDOFF_SECRET: `${short}!` }, NO_BUILD_DSN).reportHandoffSecret).toBe(
+      `${short}!`,
+    );
   });
 
   it('refuses a warn threshold at or above its fail threshold', () => {

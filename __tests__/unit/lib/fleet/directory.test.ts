@@ -154,6 +154,17 @@ describe('which peer it offers', () => {
     await dir.refresh();
     expect(dir.summary()).toEqual({ peers: 3, builds: 1 });
   });
+
+  it('names every peer known by identity, of any build, never itself nor one that did not answer', async () => {
+    const same = await peer({ build: SELF.build, instance: 'c' });
+    const old = await peer({ build: 'buildOld', instance: 'a' });
+    const itself = await peer(SELF);
+    const silent = await peer('not json');
+    const dir = directory([same.base, old.base, itself.base, silent.base]);
+    expect(dir.peerBases()).toEqual([]);
+    await dir.refresh();
+    expect(dir.peerBases().sort()).toEqual([same.base, old.base].sort());
+  });
 });
 
 describe('what it takes for an identity', () => {

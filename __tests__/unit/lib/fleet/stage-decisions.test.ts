@@ -33,6 +33,7 @@ function stubDirectory(initial: Partial<{ peers: Peer[]; leftOut: number; known:
       return { peers: state.peers, leftOut: state.leftOut };
     },
     knows: (build) => state.known.includes(build),
+    peerBases: () => [],
     knowsInstance: (instance) => instance === 'instanceKnown',
     refresh: () => Promise.resolve(),
     refreshSoon: () => {

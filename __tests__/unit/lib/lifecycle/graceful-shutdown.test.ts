@@ -147,6 +147,28 @@ describe('graceful shutdown', () => {
     expect(order).toEqual(['flush', 'exit']);
   });
 
+  it('hands over what it holds after the flush, before it exits, and exits 0 even when that fails', async () => {
+    const order: string[] = [];
+    beforeExit('flush', async () => {
+      order.push('flush');
+    });
+    const exit = jest.fn(() => order.push('exit'));
+    await installGracefulShutdown({
+      server,
+      requests,
+      drainMs: 0,
+      shutdownTimeoutMs: 100,
+      handOver: async () => {
+        order.push(`hand over (${currentPhase()})`);
+        throw new Error('no peer answered');
+      },
+      exit,
+      signals: [],
+    }).shutdown('t');
+    expect(order).toEqual(['flush', 'hand over (draining)', 'exit']);
+    expect(exit).toHaveBeenCalledWith(0);
+  });
+
   it('does not wait for a before-exit task that hangs', async () => {
     beforeExit('hang', () => new Promise(() => {}));
     const exit = jest.fn();

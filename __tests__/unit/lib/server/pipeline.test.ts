@@ -85,6 +85,12 @@ beforeEach(async () => {
     serviceWorker: serviceWorkerStage(
       new Map([['en', Buffer.from('self.addEventListener("fetch", () => {});')]]),
     ),
+    // A stand-in for a stopping peer's reports (lib/reporting/queue/hand-off.ts): its own path only.
+    reportsHandOff: (_req, res, path) => {
+      if (path !== '/_next/app-shell/reports') return false;
+      res.writeHead(200, { 'Content-Length': '5' }).end('taken');
+      return true;
+    },
   });
   await new Promise<void>((resolve) => pipeline.server.listen(0, '127.0.0.1', resolve));
   port = (pipeline.server.address() as AddressInfo).port;
@@ -191,6 +197,17 @@ describe('the server pipeline', () => {
     answers.push(await get('/orders'));
     expect(answers.map((answer) => answer.status)).toEqual([200, 400, 200, 404, 500]);
     for (const answer of answers) expect(answer.headers['x-app-shell-answer']).toEqual(['1']);
+  });
+
+  it('gives a stopping peer’s reports to the hand-off, before Next, timed as the shell’s', async () => {
+    const handed = await get('/_next/app-shell/reports?x=1');
+    expect([handed.status, handed.body]).toEqual([200, 'taken']);
+    expect(nextSaw).toEqual([]);
+    await get('/_next/app-shell/other');
+    expect(nextSaw).toEqual(['/_next/app-shell/other']);
+    for (let waited = 0; (await timedRoutes()).length < 1 && waited < 2000; waited += 10)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await timedRoutes()).toContain('(shell) 200');
   });
 
   it('answers the service worker’s script and beacons before Next, timed as the shell’s', async () => {

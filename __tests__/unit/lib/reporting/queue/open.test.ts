@@ -28,7 +28,7 @@ function countQueueEvents(): string[] {
   recorderSlot.write(
     recorderWith({
       reportQueue: (event, labels) =>
-        counted.push([event, labels.source, labels.reason].filter(Boolean).join(' ')),
+        counted.push([event, labels.source, labels.reason, labels.direction].filter(Boolean).join(' ')),
     }),
   );
   return counted;
@@ -88,6 +88,34 @@ describe('opening the report queue', () => {
       await queue.submit('browser', envelope);
       await queue.submit('browser', envelope);
       expect(counted).toEqual(['retried unreachable', 'queued browser', 'dropped browser full']);
+    } finally {
+      recorderSlot.clear();
+    }
+  });
+
+  it('counts envelopes taken from a stopping peer and handed to one, by source and direction', async () => {
+    const counted = countQueueEvents();
+    try {
+      queue = await openReportQueue({
+        dsn: DSN,
+        folder: null,
+        limits: { minBackoffMs: 60_000 },
+        senders: null,
+        ingest: INGEST,
+      });
+      expect(
+        await queue.adopt({
+          source: 'browser',
+          body: Buffer.from(envelope),
+          headers: {},
+          queuedAt: Date.now(),
+        }),
+      ).toBe('queued');
+      await queue.handOver(async () => true, { concurrency: 1, signal: new AbortController().signal });
+      expect(counted.filter((event) => event.startsWith('handed_over'))).toEqual([
+        'handed_over browser in',
+        'handed_over browser out',
+      ]);
     } finally {
       recorderSlot.clear();
     }

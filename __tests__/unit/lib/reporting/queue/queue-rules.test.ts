@@ -70,6 +70,7 @@ function harness({
       sent: (source) => events.push(`sent ${source}`),
       retried: (reason) => events.push(`retried ${reason}`),
       dropped: (source, reason) => events.push(`dropped ${source} ${reason}`),
+      handedOver: (source, direction) => events.push(`handed ${direction} ${source}`),
     } satisfies QueueEvents,
   });
   queues.push(queue);
@@ -595,12 +596,20 @@ describe('start, persist and stop', () => {
 });
 
 describe('an envelope’s facts', () => {
-  it('are its data categories and whether it holds an error, and a default for what cannot be read', () => {
-    expect(factsOf(Buffer.from(envelope(1)))).toEqual({ categories: ['error'], error: true });
+  it('are its data categories, whether it holds an error and its event id, and a default for what cannot be read', () => {
+    const eventId = '00000000000000000000000000000001';
+    expect(factsOf(Buffer.from(envelope(1)))).toEqual({ categories: ['error'], error: true, eventId });
     expect(factsOf(Buffer.from(envelope(1, 'transaction')))).toEqual({
       categories: ['transaction'],
       error: false,
+      eventId,
     });
     expect(factsOf(Buffer.from('not an envelope'))).toEqual({ categories: ['default'], error: false });
+    // A session's envelope has no event id; one that is not a string is none either.
+    expect(factsOf(Buffer.from('{}\n{"type":"session"}\n{}\n'))).toEqual({
+      categories: ['session'],
+      error: false,
+    });
+    expect(factsOf(Buffer.from('{"event_id":7}\n{"type":"event"}\n{}\n')).eventId).toBeUndefined();
   });
 });
