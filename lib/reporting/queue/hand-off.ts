@@ -209,7 +209,7 @@ async function offer(
       signal: AbortSignal.any([signal, AbortSignal.timeout(HANDOFF_REQUEST_TIMEOUT_MS)]),
     });
     await res.body?.cancel();
-    if (res.status >= 200 && res.status < 300) return 'taken';
+    if (res.ok) return 'taken';
     return res.status === 400 || res.status === 413 ? 'unwanted' : 'refused';
   } catch {
     return 'refused';

@@ -537,6 +537,7 @@ export function createReportQueue(options: QueueOptions): ReportQueue {
       let batch: Waiting[] = [];
       let next = 0;
       const pick = (): Waiting | undefined => {
+        // Stryker disable next-line ConditionalExpression: looking again at every pick finds the same next entry; only the cost grows (with the square of what waits).
         if (next >= batch.length) {
           batch = waiting.filter((candidate) => !candidate.sending && !offered.has(candidate));
           next = 0;

@@ -391,6 +391,7 @@ describe('the stage: only a peer of the deployment hands reports over', () => {
     const base = await stageServer(queue);
     const answer = await rawRequest(base, REPORTS_HANDOFF_PATH, { headers: handOffHeaders() });
     expect([answer.status, answer.headers.allow]).toEqual([405, 'POST']);
+    expect(JSON.parse(answer.body).detail).toMatch(/POST/);
     const other = await rawRequest(base, `${REPORTS_HANDOFF_PATH}/x`, {
       method: 'POST',
       headers: handOffHeaders(),
@@ -433,6 +434,7 @@ describe('the stage: only a peer of the deployment hands reports over', () => {
       { [INGEST_HEADERS_HEADER]: JSON.stringify({ a: 'x'.repeat(2040) }) },
     ],
     ['a queuing time of 15 digits', { [QUEUED_AT_HEADER]: '100000000000000' }],
+    ['a browser’s source', { [SOURCE_HEADER]: 'browser' }],
   ])('takes an envelope with %s', async (_, changed) => {
     const { queue } = open();
     await queue.start();
@@ -453,6 +455,7 @@ describe('the stage: only a peer of the deployment hands reports over', () => {
     ['a queuing time of 16 digits', { [QUEUED_AT_HEADER]: '1000000000000000' }],
     ['a negative queuing time', { [QUEUED_AT_HEADER]: '-1' }],
     ['ingest headers that are a string', { [INGEST_HEADERS_HEADER]: '"a"' }],
+    ['ingest headers with one value not a string', { [INGEST_HEADERS_HEADER]: '{"a":"x","b":1}' }],
     ['ingest headers that are null', { [INGEST_HEADERS_HEADER]: 'null' }],
     ['no queuing time', { [QUEUED_AT_HEADER]: '' }],
     ['a queuing time that is no time', { [QUEUED_AT_HEADER]: '1e400' }],
@@ -536,8 +539,12 @@ describe('the stage: only a peer of the deployment hands reports over', () => {
         headers: { ...handOffHeaders(), 'content-length': '100' },
       });
       req.on('response', (res) => {
-        res.resume();
-        resolve(res.statusCode);
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          expect(JSON.parse(Buffer.concat(chunks).toString()).detail).toMatch(/too slowly/);
+          resolve(res.statusCode);
+        });
       });
       req.on('error', reject);
       // Ten of the hundred bytes, then nothing.
@@ -556,6 +563,7 @@ describe('the stage: only a peer of the deployment hands reports over', () => {
       body: envelope(1),
     });
     expect(answer.status).toBe(500);
+    expect(JSON.parse(answer.body).detail).toMatch(/could not be taken/);
   });
 
   it('says so when it has no room (503): the giver tries another peer', async () => {
@@ -729,25 +737,42 @@ describe('handing over at a stop', () => {
     expect(unwanted.asked()).toBe(2);
   });
 
-  it('with no peer, keeps them all', async () => {
-    const { queue } = await waitingQueue([1, 2]);
+  it('with no peer, keeps them all, without reading one', async () => {
+    let reads = 0;
+    const memory = memoryStore();
+    const counted: EnvelopeStore = {
+      ...memory,
+      read: (entry) => {
+        reads += 1;
+        return memory.read(entry);
+      },
+    };
+    const { queue } = await waitingQueue([1, 2], { store: counted });
     expect(await handOffReports({ queue, peers: () => [], secret: SECRET, timeoutMs: 5000 })).toEqual({
       given: 0,
       left: 2,
     });
+    expect(reads).toBe(0);
   });
 
-  it('with nothing waiting, asks no peer', async () => {
+  it('with nothing waiting, asks no peer and says nothing', async () => {
     const { queue } = open();
     await queue.start();
     const taking = await peer();
+    const lines: string[] = [];
+    const stdout = jest.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      lines.push(String(chunk));
+      return true;
+    });
     expect(
       await handOffReports({ queue, peers: () => [taking.base], secret: SECRET, timeoutMs: 5000 }),
     ).toEqual({
       given: 0,
       left: 0,
     });
+    stdout.mockRestore();
     expect(taking.asked()).toBe(0);
+    expect(lines.filter((line) => line.includes('reporting.queue_handed_over'))).toEqual([]);
   });
 
   it('a peer given the wrong secret takes nothing', async () => {
