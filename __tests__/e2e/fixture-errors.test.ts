@@ -50,6 +50,13 @@ describe('a server render error', () => {
     await watched.close();
   });
 
+  it('goes out private, no-store, though the page said public before it failed: no cache serves its reference to others', async () => {
+    const answer = await fetch(`${server.url}/__fixtures__/server-error?public`);
+    expect(answer.status).toBe(500);
+    expect(answer.headers.get('cache-control')).toBe('private, no-store');
+    await answer.text();
+  });
+
   it('shows the 4xx screen with JavaScript off: no button, no CSP violation', async () => {
     const watched = await openWatchedPage(browser, { javaScriptEnabled: false });
     const response = await watched.page.goto(`${server.url}/__fixtures__/bad-request`);

@@ -10,6 +10,7 @@ export function recorderWith(watched: Partial<Recorder>): Recorder {
     fleet: none,
     lostFileReload: none,
     outageScreen: none,
+    beaconIgnored: none,
     inheritedSampled: none,
     transaction: none,
     reportQueue: none,

@@ -20,8 +20,10 @@ export const ROUTES = {
   redirect: '(redirect)',
   /** Next's build output under /_next/ (scripts, styles, images). */
   nextAsset: '/_next/[...asset]',
-  /** What the shell answers itself for its pages (a recovery beacon). */
+  /** What the shell answers itself for its pages (the service worker's script, its words). */
   shell: '(shell)',
+  /** A page's beacon (lib/http/beacon.ts): a lost build file, a screen seen. */
+  beacon: '(beacon)',
   /** A file of public/ that is not in the list the server read at start. */
   publicFile: '(public)',
 } as const;

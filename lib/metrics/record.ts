@@ -24,6 +24,11 @@ export type ReportOutcome = 'sent' | 'queued' | 'dropped' | 'logged';
  */
 export type FleetOutcome = 'found' | 'cut' | 'missing' | 'remembered' | 'failed';
 
+/** The beacons pages send (lib/http/beacon.ts): a page's lost build file, a screen seen. */
+export type BeaconName = 'lost_file' | 'screen_seen';
+/** Why a beacon was not counted: another site's page, a body, or its counter's bound reached. */
+export type BeaconIgnoredReason = 'cross_site' | 'body' | 'over_bound';
+
 export interface Recorder {
   tunnel: (outcome: TunnelOutcome, reason: string) => void;
   report: (outcome: ReportOutcome, reason: string) => void;
@@ -32,6 +37,8 @@ export interface Recorder {
   lostFileReload: () => void;
   /** A visitor saw the offline or unavailable screen, and is back (lib/service-worker/serve.ts). */
   outageScreen: (screen: OutageKind) => void;
+  /** A beacon not counted, and why (lib/http/beacon.ts). */
+  beaconIgnored: (beacon: BeaconName, reason: BeaconIgnoredReason) => void;
   /** A request's own "sampled" decision, honoured or not (lib/server/trace-budget.ts). */
   inheritedSampled: (outcome: InheritedSampledOutcome) => void;
   /** A server transaction: sent, or dropped and why. */
@@ -113,6 +120,15 @@ export function recordLostFileReload(): void {
 export function recordOutageScreen(screen: OutageKind): void {
   try {
     recorderSlot.read()?.outageScreen(screen);
+  } catch {
+    // As above.
+  }
+}
+
+/** Counts one beacon not counted. Never throws. */
+export function recordBeaconIgnored(beacon: BeaconName, reason: BeaconIgnoredReason): void {
+  try {
+    recorderSlot.read()?.beaconIgnored(beacon, reason);
   } catch {
     // As above.
   }

@@ -10,6 +10,8 @@ import type { QueueStats } from '../reporting/queue/queue';
 import type { HealthReport, HealthStatus } from '../health/types';
 import type { Phase } from '../lifecycle/state';
 import {
+  type BeaconIgnoredReason,
+  type BeaconName,
   type FleetOutcome,
   recorderSlot,
   registrySlot,
@@ -155,6 +157,12 @@ export function createMetrics(sources: MetricsSources): Metrics {
     registers: [registry],
   });
   for (const screen of ['offline', 'unavailable'] as const) outageScreens.inc({ screen }, 0);
+  const beaconsIgnored = new Counter({
+    name: 'app_client_beacons_ignored_total',
+    help: "Pages' beacons not counted (beacon: lost_file, screen_seen), by reason (cross_site, body, over_bound).",
+    labelNames: ['beacon', 'reason'] as const,
+    registers: [registry],
+  });
   const { fleet } = sources;
   if (fleet) {
     new Gauge({
@@ -263,6 +271,7 @@ export function createMetrics(sources: MetricsSources): Metrics {
     fleet: (kind: 'static' | 'data', outcome: FleetOutcome) => fleetRequests.inc({ kind, outcome }),
     lostFileReload: () => lostFileReloads.inc(),
     outageScreen: (screen: OutageKind) => outageScreens.inc({ screen }),
+    beaconIgnored: (beacon: BeaconName, reason: BeaconIgnoredReason) => beaconsIgnored.inc({ beacon, reason }),
     inheritedSampled: (outcome: InheritedSampledOutcome) => inheritedSampled.inc({ outcome }),
     transaction: (outcome: TransactionOutcome, reason: string) => transactions.inc({ outcome, reason }),
     reportQueue: (event: QueueEvent, labels: QueueLabels, amount = 1) =>

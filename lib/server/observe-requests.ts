@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { log, logEnabled, type Level } from '../log/logger';
-import { methodLabel, routeOf } from '../metrics/http-route';
+import { methodLabel, ROUTES, routeOf } from '../metrics/http-route';
 import type { Metrics } from '../metrics/registry';
 import { referenceFor } from '../reporting/node/request-reference';
 import { scrubUrl } from '../reporting/scrub/text';
@@ -99,6 +99,9 @@ export function createRequestObserver({
         elapsedMs / 1000,
       );
       if (status === 200 && quietRoutes.has(route)) return;
+      // SECURITY: a beacon is a count a stranger can send at will; its module says what it ignored
+      // in one line a minute (lib/http/beacon.ts), so no line per beacon.
+      if (route === ROUTES.beacon) return;
       const level: Level = status >= 500 ? 'error' : 'info';
       // Cost only, so no test can tell: pino drops the line below its level anyway; this skips the
       // scrub and the microtask for every request under LOG_LEVEL=warn.

@@ -41,7 +41,8 @@ import type { RequestTracer } from './trace-requests';
 import type { Fleet } from '../fleet/stage';
 import { LOST_FILE_PATH } from '../fleet/paths';
 import { answerLostFileBeacon } from '../fleet/lost-file-beacon';
-import { ANSWER_HEADER } from '../service-worker/paths';
+import { keepErrorAnswersPrivate } from '../http/private-errors';
+import { ANSWER_HEADER, SCREEN_SEEN_PATH } from '../service-worker/paths';
 import type { WorkerStage } from '../service-worker/serve';
 import type { NotFoundStage } from './not-found';
 import { restyleNotFound } from './restyle-not-found';
@@ -142,6 +143,7 @@ export function createPipeline({
     requests.requestStarted(res);
     observer.requestStarted(req, res);
     setSecurityHeaders(res, req.url as string);
+    keepErrorAnswersPrivate(res);
     res.setHeader(ANSWER_HEADER, '1');
     if (answeredBeforeNext(req, res)) return observer.answeredAs(res, ROUTES.refused);
     // SECURITY: Next's cost for a query grows with the square of its parameters; bound it first.
@@ -171,12 +173,12 @@ export function createPipeline({
       return;
     }
     if (query.path === LOST_FILE_PATH) {
-      observer.answeredAs(res, ROUTES.shell);
+      observer.answeredAs(res, ROUTES.beacon);
       answerLostFileBeacon(req, res);
       return;
     }
     if (serviceWorker?.(req, res, query.path) || words?.(req, res, query.path)) {
-      observer.answeredAs(res, ROUTES.shell);
+      observer.answeredAs(res, query.path.startsWith(`${SCREEN_SEEN_PATH}/`) ? ROUTES.beacon : ROUTES.shell);
       return;
     }
     const toNext = () => {

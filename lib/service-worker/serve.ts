@@ -1,7 +1,7 @@
 // The server's side of the service worker: its script at WORKER_PATH, and the beacons that say a
 // visitor saw one of its screens (SCREEN_SEEN_PATH/<screen>), counted in
-// app_client_outage_screens_total. Anyone can send a beacon; all it can do is add one to a counter
-// whose labels are fixed, and a body is never read.
+// app_client_outage_screens_total within the beacons' bounds (lib/http/beacon.ts: this site's pages
+// only, no body, so many a minute), on a counter whose labels are fixed.
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
@@ -68,7 +68,7 @@ export function serviceWorkerStage(scripts: WorkerScripts | null): WorkerStage {
     if (!pathname.startsWith(SEEN_PREFIX)) return false;
     const screen = pathname.slice(SEEN_PREFIX.length);
     if (!SCREENS.has(screen)) sendPlain(res, 404, 'No such screen.');
-    else answerBeacon(req, res, () => recordOutageScreen(screen as OutageKind));
+    else answerBeacon(req, res, 'screen_seen', () => recordOutageScreen(screen as OutageKind));
     return true;
   };
 }

@@ -166,6 +166,24 @@ describe('the alerting rules', () => {
     expect(unknown).toEqual([]);
   });
 
+  it("never fire on a client's count alone: each also needs what the server saw, and says what a client can forge", () => {
+    const onClientCounts = rules.filter((rule) =>
+      metricNames(rule.expr).some((name) => name.startsWith('app_client_')),
+    );
+    expect(onClientCounts.map((rule) => rule.alert)).toEqual(['AppShellPagesLosingFiles']);
+    for (const rule of onClientCounts) {
+      // Every condition joined by `and` must hold; one of them is the server's own observation.
+      const conditions = rule.expr.split(/\n\s*and\s*\n/);
+      expect(conditions.length).toBeGreaterThan(1);
+      expect(
+        conditions.some((condition) =>
+          metricNames(condition).every((name) => !name.startsWith('app_client_')),
+        ),
+      ).toBe(true);
+      expect(rule.annotations.description).toContain('What a client can forge');
+    }
+  });
+
   it('each have a severity, a summary and a description', () => {
     for (const rule of rules) {
       expect(['critical', 'warning']).toContain(rule.labels.severity);

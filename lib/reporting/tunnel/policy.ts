@@ -1,6 +1,7 @@
 // What the tunnel decides, and nothing it does: request metadata, the upload's outcome and the
 // envelope in, a verdict out. No I/O here; ./index.ts reads, forwards and writes what this says.
 import type { IncomingHttpHeaders } from 'node:http';
+import { crossSiteReason } from '../../http/cross-site';
 import type { UploadResult } from '../../http/upload';
 import { checkEnvelope, REFUSAL_ANSWERS } from './envelope';
 
@@ -56,25 +57,6 @@ const answer = (
   rest,
   ...(headers ? { headers } : {}),
 });
-
-/**
- * Why a request's own headers say it comes from another site, or '' when they do not. Browsers
- * send Sec-Fetch-Site, which decides alone (a proxy may rewrite Host); Origin against Host covers
- * browsers that do not. Requests with neither (non-browser clients) still have to pass the DSN
- * and item checks.
- */
-export function crossSiteReason(headers: IncomingHttpHeaders): string {
-  const site = headers['sec-fetch-site'];
-  // Fixed words, never the header's value: an answer must not echo what a stranger sent.
-  if (typeof site === 'string') return site === 'same-origin' ? '' : 'Sec-Fetch-Site is not same-origin';
-  const origin = headers.origin;
-  if (typeof origin !== 'string') return '';
-  try {
-    return new URL(origin).host === headers.host ? '' : 'Origin is another site';
-  } catch {
-    return 'Origin is not a URL';
-  }
-}
 
 /** Before the body is read: a refusal, or null to read it. */
 export function admit(request: TunnelRequest): Answer | null {

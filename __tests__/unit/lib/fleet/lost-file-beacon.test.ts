@@ -42,9 +42,19 @@ describe("a page's beacon that it reloaded for a lost build file", () => {
     expect(counted).toBe(0);
   });
 
-  it('closes the connection rather than read a body sent with it', async () => {
+  it('refuses a body unread, closing the connection, and counts nothing', async () => {
     const answer = await rawRequest(base, '/lost-file', { method: 'POST', body: 'x'.repeat(10_000) });
-    expect(answer.status).toBe(204);
+    expect(answer.status).toBe(413);
     expect(answer.headers.connection).toBe('close');
+    expect(counted).toBe(0);
+  });
+
+  it("refuses another site's page, counting nothing", async () => {
+    const answer = await rawRequest(base, '/lost-file', {
+      method: 'POST',
+      headers: { 'sec-fetch-site': 'cross-site' },
+    });
+    expect(answer.status).toBe(403);
+    expect(counted).toBe(0);
   });
 });

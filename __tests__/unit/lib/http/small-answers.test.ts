@@ -1,7 +1,6 @@
 // The small helpers every stage answers with: each promise their comments make, tested directly.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { acceptsGzip } from '../../../../lib/http/accept-encoding';
-import { answerBeacon } from '../../../../lib/http/beacon';
 import { problemBody, sendProblem } from '../../../../lib/http/problem';
 import { sameOriginPath } from '../../../../lib/http/same-origin-path';
 import { addVary } from '../../../../lib/http/vary';
@@ -42,41 +41,6 @@ describe('acceptsGzip', () => {
     [undefined, false],
   ])('reads %p as %p', (header, expected) => {
     expect(acceptsGzip(header)).toBe(expected);
-  });
-});
-
-describe('answerBeacon', () => {
-  const request = (method: string, headers: Record<string, string> = {}) =>
-    ({ method, headers }) as unknown as IncomingMessage;
-
-  it('counts a POST and answers 204, never cached, keeping the connection when there is no body', () => {
-    for (const headers of [{}, { 'content-length': '0' }] as Record<string, string>[]) {
-      const res = fakeResponse();
-      const count = jest.fn();
-      answerBeacon(request('POST', headers), res as unknown as ServerResponse, count);
-      expect(count).toHaveBeenCalledTimes(1);
-      expect(res.status).toBe(204);
-      expect(res.headers).toEqual({ 'Cache-Control': 'no-store' });
-      expect(res.ended).toBe(true);
-      expect(res.shouldKeepAlive).toBe(true);
-    }
-  });
-
-  it('closes the connection rather than read a body it was sent', () => {
-    const res = fakeResponse();
-    answerBeacon(request('POST', { 'content-length': '12' }), res as unknown as ServerResponse, jest.fn());
-    expect(res.status).toBe(204);
-    expect(res.shouldKeepAlive).toBe(false);
-  });
-
-  it('answers anything but POST 405, naming POST, and counts nothing', () => {
-    const res = fakeResponse();
-    const count = jest.fn();
-    answerBeacon(request('GET'), res as unknown as ServerResponse, count);
-    expect(count).not.toHaveBeenCalled();
-    expect(res.status).toBe(405);
-    expect(res.headers).toMatchObject({ Allow: 'POST' });
-    expect(res.body).toBe('Only POST.');
   });
 });
 

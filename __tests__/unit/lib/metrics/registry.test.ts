@@ -4,6 +4,7 @@ import {
   recordInheritedSampled,
   recordLostFileReload,
   recordOutageScreen,
+  recordBeaconIgnored,
   recordQueue,
   recordTransaction,
   recordFleet,
@@ -142,6 +143,9 @@ describe('recording without a registry', () => {
       outageScreen: () => {
         throw new Error('broken');
       },
+      beaconIgnored: () => {
+        throw new Error('broken');
+      },
       inheritedSampled: () => {
         throw new Error('broken');
       },
@@ -157,6 +161,7 @@ describe('recording without a registry', () => {
     expect(() => recordFleet('static', 'found')).not.toThrow();
     expect(() => recordLostFileReload()).not.toThrow();
     expect(() => recordOutageScreen('offline')).not.toThrow();
+    expect(() => recordBeaconIgnored('lost_file', 'body')).not.toThrow();
     expect(() => recordQueue('dropped', { source: 'server', reason: 'full' })).not.toThrow();
     expect(() => recordInheritedSampled('honoured')).not.toThrow();
     expect(() => recordTransaction('sent', '2xx')).not.toThrow();

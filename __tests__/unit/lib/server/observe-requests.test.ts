@@ -141,6 +141,21 @@ describe('a request, once answered', () => {
     expect(await counted()).toHaveLength(2);
   });
 
+  it('does not log a beacon, whatever its answer, and times it all the same', async () => {
+    answer = (req, res) => {
+      if (req.url!.startsWith('/beacon')) observer.answeredAs(res, '(beacon)');
+      res.statusCode = req.url === '/beacon?refused' ? 403 : 204;
+      res.end();
+    };
+    await (await fetch(`${base}/beacon`, { method: 'POST' })).text();
+    await (await fetch(`${base}/beacon?refused`, { method: 'POST' })).text();
+    // A request after them, logged: once its line is there, theirs would have been too.
+    await (await fetch(`${base}/after`)).text();
+    await until(() => requestLines().length === 1, 2000);
+    expect(requestLines()).toEqual([expect.objectContaining({ path: '/after' })]);
+    expect((await counted()).filter((series) => series.http_route === '(beacon)')).toHaveLength(2);
+  });
+
   it('carries the reference of the error reported for it, even when reported as it closes', async () => {
     answer = (req, res) => {
       res.statusCode = 500;

@@ -210,7 +210,7 @@ describe('the server pipeline', () => {
     expect(await timedRoutes()).toContain('(shell) 200');
   });
 
-  it('answers the service worker’s script and beacons before Next, timed as the shell’s', async () => {
+  it('answers the service worker’s script and beacons before Next, timed as the shell’s and as beacons', async () => {
     const script = await get('/_next/app-shell/worker.js');
     expect(script.body).toBe('self.addEventListener("fetch", () => {});');
     expect(script.headers['cache-control']).toEqual(['no-cache']);
@@ -222,7 +222,7 @@ describe('the server pipeline', () => {
     expect(nextSaw).toEqual([]);
     for (let waited = 0; (await timedRoutes()).length < 2 && waited < 2000; waited += 10)
       await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(await timedRoutes()).toEqual(['(shell) 200', '(shell) 204']);
+    expect(await timedRoutes()).toEqual(['(beacon) 204', '(shell) 200']);
   });
 
   it('counts every request in flight, including those a guard answers, and asks for close while draining', async () => {

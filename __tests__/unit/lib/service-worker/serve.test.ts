@@ -124,13 +124,23 @@ describe('a beacon that a visitor saw a screen', () => {
     expect(counted).toEqual([]);
   });
 
-  it('closes the connection rather than read a body sent with it', async () => {
+  it('refuses a body unread, closing the connection, and counts nothing', async () => {
     const answer = await rawRequest(base, '/_next/app-shell/screen-seen/offline', {
       method: 'POST',
       body: 'x'.repeat(10_000),
     });
-    expect(answer.status).toBe(204);
+    expect(answer.status).toBe(413);
     expect(answer.headers.connection).toBe('close');
+    expect(counted).toEqual([]);
+  });
+
+  it("refuses another site's page, counting nothing", async () => {
+    const answer = await rawRequest(base, '/_next/app-shell/screen-seen/offline', {
+      method: 'POST',
+      headers: { origin: 'https://elsewhere.example' },
+    });
+    expect(answer.status).toBe(403);
+    expect(counted).toEqual([]);
   });
 });
 
