@@ -102,6 +102,8 @@ describe('with SENTRY_TRACES_SAMPLE_RATE=1', () => {
     expect(serverTransaction).toMatchObject({
       transaction: `GET ${ROUTE}`,
       contexts: { trace: { trace_id: traceId, span_id: serverSpanId, status: 'ok' } },
+      // Named as Relay requires (relay-event-schema/src/protocol/clientsdk.rs: name and version).
+      sdk: { name: 'sentry.javascript.core', version: expect.stringMatching(/^\d+\.\d+\.\d+/) },
     });
     // The page load continues it, named by the route, with LCP and FCP.
     expect(pageload).toMatchObject({

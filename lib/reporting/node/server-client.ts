@@ -4,6 +4,7 @@
 // which the transaction thread hands back to the request's thread, where the metrics live
 // (./counts.ts).
 import {
+  applySdkMetadata,
   type BaseTransportOptions,
   createStackParser,
   dedupeIntegration,
@@ -95,29 +96,31 @@ export function createServerClient(
   transport: (options: BaseTransportOptions) => Transport,
   offload: TransactionOffload | null = null,
 ): CountingClient {
-  const client = new CountingClient(
-    {
-      dsn: config.dsn,
-      release: config.release,
-      environment: config.environment,
-      platform: 'node',
-      runtime: { name: 'node', version: process.version },
-      transport,
-      stackParser: createStackParser(nodeStackLineParser()),
-      integrations: [eventFiltersIntegration(), dedupeIntegration(), linkedErrorsIntegration()],
-      dataCollection: DATA_COLLECTION,
-      // Stryker disable next-line BooleanLiteral: a server runtime client never sends the outcomes it keeps (only a browser's flushes them); false keeps it from keeping them.
-      sendClientReports: false,
-      beforeSend: (event) => scrubEvent(event),
-      // Tracing: whole transactions (not streamed spans), sent as the request ends, scrubbed like
-      // events. Without a rate no span is ever recorded.
-      ...(config.tracesSampleRate ? { tracesSampleRate: config.tracesSampleRate } : {}),
-      traceLifecycle: 'static',
-      beforeSendTransaction: (event) => scrubTransaction(event),
-    },
-    counts,
-    offload,
-  );
+  const options: ConstructorParameters<typeof ServerRuntimeClient>[0] = {
+    dsn: config.dsn,
+    release: config.release,
+    environment: config.environment,
+    platform: 'node',
+    runtime: { name: 'node', version: process.version },
+    transport,
+    stackParser: createStackParser(nodeStackLineParser()),
+    integrations: [eventFiltersIntegration(), dedupeIntegration(), linkedErrorsIntegration()],
+    dataCollection: DATA_COLLECTION,
+    // Stryker disable next-line BooleanLiteral: a server runtime client never sends the outcomes it keeps (only a browser's flushes them); false keeps it from keeping them.
+    sendClientReports: false,
+    beforeSend: (event) => scrubEvent(event),
+    // Tracing: whole transactions (not streamed spans), sent as the request ends, scrubbed like
+    // events. Without a rate no span is ever recorded.
+    ...(config.tracesSampleRate ? { tracesSampleRate: config.tracesSampleRate } : {}),
+    traceLifecycle: 'static',
+    beforeSendTransaction: (event) => scrubTransaction(event),
+  };
+  // The SDK's name and version in every event and envelope header, as Sentry's own SDKs write them
+  // (`sentry.javascript.core`, @sentry/core's version, the package): Relay requires both in an
+  // event's `sdk` (relay-event-schema/src/protocol/clientsdk.rs, `required = true`) and drops the
+  // interface without them, and the envelope's `sdk` header names the sender to the ingest.
+  applySdkMetadata(options, 'core');
+  const client = new CountingClient(options, counts, offload);
   // Sent once the ingest took it; queued when it waits for the ingest (the queue's own counters say
   // when it leaves); an answer it refused counts as dropped, by its status. (No answer at all is a
   // drop the transport already told recordDroppedEvent about.)

@@ -14,6 +14,7 @@
 //   was never approved; in the re-serialised envelope every key is written once, as checked.
 import { createEnvelope, type Envelope, serializeEnvelope } from '@sentry/core';
 import { scrubSamplingContext, scrubSpanItems } from '../scrub';
+import { headerBreaks, itemBreaks } from './ingest-rules';
 
 const NEWLINE = 0x0a;
 /** The SDK's envelope header is a few hundred bytes; a first line longer than this is no envelope. */
@@ -49,7 +50,7 @@ function forwardedItemHeader(type: string, read: Record<string, unknown>): Recor
  * Why an envelope is refused. Each reason has one fixed, short answer (never an echo of what was
  * sent), so a refusal costs a few hundred bytes whatever the body was.
  */
-export type Refusal = 'not-an-envelope' | 'foreign-dsn' | 'not-one-item';
+export type Refusal = 'not-an-envelope' | 'foreign-dsn' | 'not-one-item' | 'against-ingest-rules';
 
 export const REFUSAL_ANSWERS: Readonly<Record<Refusal, { status: number; message: string }>> = {
   'not-an-envelope': { status: 400, message: 'Not a Sentry envelope.' },
@@ -57,6 +58,11 @@ export const REFUSAL_ANSWERS: Readonly<Record<Refusal, { status: number; message
   'not-one-item': {
     status: 400,
     message: 'This tunnel only forwards one event, transaction, session or span item per envelope.',
+  },
+  'against-ingest-rules': {
+    status: 400,
+    message:
+      "This envelope breaks a rule of Sentry's ingest (an id, a time or a field), so it would not be kept.",
   },
 };
 
@@ -99,6 +105,8 @@ export function checkEnvelope(body: Uint8Array, dsn: string): EnvelopeCheck {
     if (header === null || typeof header.dsn !== 'string') return refuse('not-an-envelope');
     // SECURITY: only envelopes for this app's own DSN: the tunnel is no open relay into Sentry.
     if (header.dsn !== dsn) return refuse('foreign-dsn');
+    // What the ingest would reject takes no room in the queue nor in the project's quota.
+    if (headerBreaks(header)) return refuse('against-ingest-rules');
 
     // 2. Exactly one item, of a type forwarded.
     const itemHeaderStart = headerEnd + 1;
@@ -128,6 +136,7 @@ export function checkEnvelope(body: Uint8Array, dsn: string): EnvelopeCheck {
     if (rest > 1 || (rest === 1 && body[payloadEnd] !== NEWLINE)) return refuse('not-one-item');
     const read = jsonObject(body.subarray(payloadStart, payloadEnd));
     if (read === null) return refuse('not-one-item');
+    if (itemBreaks(type, header, read)) return refuse('against-ingest-rules');
     // SECURITY: spans the SDK sends on their own (INP) pass the browser's scrubber only through a
     // hook the SDK may skip in another version; they are scrubbed again here, like the trace header.
     const payload = type === 'span' ? scrubSpanItems(read) : read;

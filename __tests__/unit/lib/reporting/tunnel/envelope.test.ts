@@ -6,6 +6,9 @@ const FOREIGN = 'https://otherkey@o2.ingest.example/9';
 const HEADER = `{"event_id":"${'a'.repeat(32)}","sent_at":"2026-11-23T00:00:00.000Z","dsn":"${DSN}","sdk":{"name":"sentry.javascript.react","version":"11.12.0"}}`;
 const EVENT = '{"event_id":"' + 'a'.repeat(32) + '","message":"hello","level":"error"}';
 
+const TRACE = `"contexts":{"trace":{"trace_id":"${'c'.repeat(32)}","span_id":"${'d'.repeat(16)}"}}`;
+const TRANSACTION = `{"type":"transaction","transaction":"/orders/[id]","start_timestamp":1764000000.1,"timestamp":1764000000.5,${TRACE},"spans":[]}`;
+const SESSION = `{"sid":"${'b'.repeat(32)}","status":"ok","errors":0,"started":"2026-11-23T00:00:00.000Z","attrs":{"release":"r1"}}`;
 const bytes = (text: string) => new TextEncoder().encode(text);
 const check = (text: string) => checkEnvelope(bytes(text), DSN);
 const text = (envelope: Uint8Array | string) =>
@@ -36,8 +39,8 @@ describe('checkEnvelope', () => {
   });
 
   it.each([
-    ['a transaction', 'transaction', '{"type":"transaction","transaction":"/orders/[id]","spans":[]}'],
-    ['a session update', 'session', '{"sid":"' + 'b'.repeat(32) + '","status":"ok","errors":0}'],
+    ['a transaction', 'transaction', TRANSACTION],
+    ['a session update', 'session', SESSION],
   ])('passes %s, the other item the browser SDK sends', (_name, type, payload) => {
     const lines = forwardedLines(`${HEADER}\n{"type":"${type}"}\n${payload}\n`);
     expect(lines).toEqual([JSON.parse(HEADER), { type }, JSON.parse(payload)]);

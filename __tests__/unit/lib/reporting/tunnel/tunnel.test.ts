@@ -23,6 +23,12 @@ let base: string;
 let tunnelDsn: string;
 let tunnel: ReturnType<typeof createTunnel>;
 
+/** A payload of each type forwarded that keeps the ingest's rules (lib/reporting/tunnel/ingest-rules.ts). */
+const PAYLOADS: Record<string, string> = {
+  transaction: `{"start_timestamp":1,"timestamp":2,"contexts":{"trace":{"trace_id":"${'c'.repeat(32)}","span_id":"${'d'.repeat(16)}"}}}`,
+  session: '{"started":"2026-11-23T00:00:00Z","attrs":{"release":"r1"}}',
+};
+
 function envelope(dsn: string) {
   return `{"event_id":"${'b'.repeat(32)}","dsn":"${dsn}"}\n{"type":"event"}\n{"message":"hello"}\n`;
 }
@@ -248,7 +254,7 @@ describe('the tunnel', () => {
 describe('the tunnel carries only this app’s own reports', () => {
   const withItems = (dsn: string, ...types: string[]) =>
     `{"event_id":"${'c'.repeat(32)}","dsn":"${dsn}"}\n` +
-    types.map((type) => `{"type":"${type}"}\n{"x":1}\n`).join('');
+    types.map((type) => `{"type":"${type}"}\n${PAYLOADS[type] ?? '{"x":1}'}\n`).join('');
 
   it.each([
     'check_in',
