@@ -135,6 +135,58 @@ describe('configuration at start', () => {
     expect(lines[0]).toContain(words);
   });
 
+  it('shows a refused URL without its user, password or query', () => {
+    const { status, lines } = failedStart(
+      cleanEnv({
+        FLEET_PEERS: 'http://10.0.0.1:3000,https://admin:hunter22@peer.example:3000/?token=t0k3n#frag',
+      }),
+    );
+    expect(status).toBe(1);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('FLEET_PEERS has \\"https://peer.example:3000/\\" must start with http://');
+    expect(lines[0]).not.toMatch(/admin|hunter22|t0k3n|frag/);
+  });
+
+  it.each([
+    [
+      'a HOST that resolves to nothing',
+      { HOST: 'no-such-host.invalid' },
+      'HOST no-such-host.invalid names no address this machine can find: set HOST to an address of this machine',
+    ],
+    [
+      'a HOST that is not an address of this machine',
+      { HOST: '192.0.2.1' },
+      'HOST 192.0.2.1 is not an address of this machine: set HOST to an address of this machine',
+    ],
+    [
+      'PORT equal to MANAGEMENT_PORT',
+      { PORT: '4567', MANAGEMENT_PORT: '4567' },
+      'MANAGEMENT_PORT must differ from PORT (got 4567 for both)',
+    ],
+    [
+      'a REPORT_QUEUE_DIR under /proc, where a folder never gets made',
+      { SENTRY_DSN: 'https://publickey@127.0.0.1:9/1', REPORT_QUEUE_DIR: '/proc/app-shell-queue' },
+      'REPORT_QUEUE_DIR /proc/app-shell-queue did not answer within 5 s',
+    ],
+    [
+      'a REPORT_QUEUE_DIR where a file is',
+      { SENTRY_DSN: 'https://publickey@127.0.0.1:9/1', REPORT_QUEUE_DIR: '/etc/hostname' },
+      'REPORT_QUEUE_DIR /etc/hostname cannot be used (EEXIST)',
+    ],
+  ])('stops with exit 1 and one line naming the cause for %s', (_case, env, words) => {
+    const { status, lines } = failedStart(cleanEnv(env));
+    expect(status).toBe(1);
+    const errors = lines.filter((line) => line.includes('"level":"error"'));
+    expect(errors).toHaveLength(1);
+    expect(JSON.parse(errors[0]!)).toEqual({
+      level: 'error',
+      time: expect.any(String),
+      event: 'server.cannot_start',
+      message: expect.stringContaining(words),
+    });
+    expect(lines.join('\n')).not.toContain('"stack"');
+  });
+
   it('names every bad variable in that one line', () => {
     writeFileSync(path.join(app, '.env'), 'SHUTDOWN_DRAIN_MS=abc\n');
     const { status, lines } = failedStart(cleanEnv({ HEALTH_HEAP_USED_RATIO_FAIL: 'lots', PORT: '99999' }));

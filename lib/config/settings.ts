@@ -74,6 +74,12 @@ export function readSettings(
       `HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS (got ${settings.headersTimeoutMs} and ${settings.requestTimeoutMs})`,
     );
   }
+  // (PORT=0 picks a free port, and MANAGEMENT_PORT=0 turns the listener off: two zeros are no clash.)
+  if (settings.port !== 0 && settings.port === settings.managementPort) {
+    problems.push(
+      `MANAGEMENT_PORT must differ from PORT (got ${settings.port} for both): the probes and /metrics listen on a port of their own`,
+    );
+  }
   if (problems.length > 0) throw new ConfigurationError(`Invalid configuration: ${problems.join('; ')}.`);
   return settings;
 }

@@ -4,6 +4,7 @@
 // docs/configuration.md are rendered from this table, and a unit test fails when they, or a
 // `process.env.X` anywhere in the code, disagree with it. Adding a setting is one row and its use.
 
+import { withoutUrlSecrets } from './without-url-secrets';
 import type { Check } from './check';
 import { LANGUAGE_COPY } from '../../components/error-screen/copy/languages';
 import { peerList } from './peer-list';
@@ -635,6 +636,6 @@ export function readVariable<K extends VariableKey>(key: K, env: Env, problems: 
   const parsed = row.check.parse(raw);
   if ('value' in parsed) return parsed.value;
   const got = row.check.echo === false ? '' : ` (got ${JSON.stringify(env[row.name])})`;
-  problems.push(`${row.name} ${parsed.problem}${got}`);
+  problems.push(withoutUrlSecrets(`${row.name} ${parsed.problem}${got}`));
   return row.fallback(env);
 }

@@ -104,11 +104,16 @@ export async function scrapeAnswer(
 }
 
 /** The worker could not listen: an error the server says in one line, "port in use" included (lib/server/cannot-start.ts). */
-export function listenFailure(failed: { message: string; code?: string }, port: number): Error {
+export function listenFailure(
+  failed: { message: string; code?: string },
+  port: number,
+  host?: string,
+): Error {
   return Object.assign(new Error(`the management listener could not listen: ${failed.message}`), {
     code: failed.code,
     syscall: 'listen',
     port,
+    host,
     setting: 'MANAGEMENT_PORT',
   });
 }
@@ -165,7 +170,7 @@ export async function startManagement(options: ManagementOptions): Promise<Manag
           port = message.port;
           resolve(worker);
         } else {
-          reject(listenFailure(message, options.port));
+          reject(listenFailure(message, options.port, options.host));
           void worker.terminate();
         }
       });

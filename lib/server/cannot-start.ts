@@ -16,7 +16,24 @@ interface ListenFailure {
   port?: unknown;
   /** The setting that chose the port (PORT, MANAGEMENT_PORT). */
   setting?: unknown;
+  /** The name a lookup failed for (Node's getaddrinfo errors), or the HOST the listener was given. */
+  hostname?: unknown;
+  host?: unknown;
+  /** The address a listen was refused (EADDRNOTAVAIL). */
+  address?: unknown;
 }
+
+/** The lookup failures of a name that resolves to nothing (or not now): HOST names no address. */
+const UNRESOLVED: ReadonlySet<unknown> = new Set([
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EAI_NONAME',
+  'EAI_FAIL',
+  'EAI_NODATA',
+]);
+/** What HOST may be instead, in every sentence about it. */
+const HOST_ADVICE =
+  'set HOST to an address of this machine (0.0.0.0 for all of them, 127.0.0.1 for this machine alone)';
 
 /**
  * The sentence for a failure a person can fix, or null for any other failure. Never throws: it
@@ -27,7 +44,11 @@ export function cannotStartReason(error: unknown): string | null {
     // A refused setting: the readers' one line naming every bad variable.
     if (error instanceof CannotStart || error instanceof ConfigurationError) return error.message;
     // (null and undefined throw here: the catch below answers null for them.)
-    const { code, syscall, port, setting } = error as ListenFailure;
+    const { code, syscall, port, setting, hostname, host, address } = error as ListenFailure;
+    const named = [hostname, host, address].find((value) => typeof value === 'string');
+    const which = named ? `HOST ${named}` : 'HOST';
+    if (UNRESOLVED.has(code)) return `${which} names no address this machine can find: ${HOST_ADVICE}.`;
+    if (code === 'EADDRNOTAVAIL') return `${which} is not an address of this machine: ${HOST_ADVICE}.`;
     if (syscall !== 'listen' || typeof port !== 'number') return null;
     const name = typeof setting === 'string' ? setting : 'PORT';
     if (code === 'EADDRINUSE')

@@ -353,7 +353,7 @@ export async function main({ dev }: { dev: boolean }): Promise<void> {
 
   await new Promise<void>((resolve, reject) => {
     // Named, so a port in use is said as the setting to change (./cannot-start.ts).
-    server.once('error', (error) => reject(Object.assign(error, { setting: 'PORT' })));
+    server.once('error', (error) => reject(Object.assign(error, { setting: 'PORT', host: settings.host })));
     server.listen(settings.port, settings.host, resolve);
   });
   const address = server.address();

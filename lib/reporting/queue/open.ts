@@ -4,6 +4,7 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { dsnFromString, getEnvelopeEndpointWithUrlEncodedAuth } from '@sentry/core';
+import { ConfigurationError } from '../../config/configuration-error';
 import { log } from '../../log/logger';
 import { recordQueue } from '../../metrics/record';
 import { type IngestLimits, type IngestSenders } from '../node/ingest-thread';
@@ -25,6 +26,8 @@ export interface QueueSettings {
   /** The ingest thread's senders, when the server runs one. */
   senders: IngestSenders | null;
   ingest: IngestLimits;
+  /** How long the folder's check may take (FOLDER_CHECK_MS). */
+  folderCheckMs?: number;
 }
 
 /** The envelope endpoint of a DSN, as the tunnel forwards to it. */
@@ -45,34 +48,63 @@ function sendVia(url: string, senders: IngestSenders | null, ingest: IngestLimit
   };
 }
 
+/** How long the folder's check may take at start: a file system that never answers stops the start. */
+export const FOLDER_CHECK_MS = 5000;
+
 /**
- * The folder's store, once it is known to take a file; else memory, said loudly: a folder that
- * cannot be written (a read-only mount, a full disk) must not keep the app from serving.
+ * What a folder may lack for a while and get back (a full disk, too many open files, a failing
+ * device): the queue then waits in memory and the app keeps serving. Anything else (no such place,
+ * no permission, a read-only mount, a file in the way) is the setting's fault, and stops the start.
  */
-async function storeFor(folder: string | null): Promise<EnvelopeStore> {
+const PASSING_CODES: ReadonlySet<string> = new Set(['ENOSPC', 'EDQUOT', 'EMFILE', 'ENFILE', 'EIO', 'ENOMEM']);
+
+/** Makes the folder and writes and removes a file in it; rejects with the file system's error. */
+async function probe(folder: string): Promise<void> {
+  await mkdir(folder, { recursive: true });
+  // Stryker disable next-line StringLiteral: any name the store never reads will do.
+  const file = path.join(folder, `.probe-${process.pid}`);
+  // Stryker disable next-line StringLiteral: what the probe holds is never read.
+  await writeFile(file, '');
+  await rm(file);
+}
+
+/** `work`, or a rejection with the code ETIMEDOUT once `ms` have passed. */
+function within<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })), ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * The folder's store, once it is known to take a file, within FOLDER_CHECK_MS (Node's recursive
+ * mkdir never returns under /proc). A passing fault leaves the queue in memory, said loudly: it must
+ * not keep the app from serving. A folder that cannot be used (or a check that never ends) is a
+ * ConfigurationError, said in one line at start (lib/server/cannot-start.ts).
+ */
+async function storeFor(folder: string | null, checkMs: number): Promise<EnvelopeStore> {
   if (!folder) return memoryStore();
   try {
-    await mkdir(folder, { recursive: true });
-    // Stryker disable next-line StringLiteral: any name the store never reads will do.
-    const probe = path.join(folder, `.probe-${process.pid}`);
-    // Stryker disable next-line StringLiteral: what the probe holds is never read.
-    await writeFile(probe, '');
-    await rm(probe);
+    await within(probe(folder), checkMs);
     return folderStore(folder);
   } catch (error) {
-    log('error', 'reporting.queue_folder_unusable', {
-      folder,
-      // Stryker disable next-line StringLiteral: file system errors carry a code; this is a guard.
-      reason: (error as NodeJS.ErrnoException).code ?? 'unknown',
-      fallback: 'memory',
-    });
+    // Stryker disable next-line StringLiteral: file system errors carry a code; this is a guard.
+    const code = String((error as NodeJS.ErrnoException).code ?? 'unknown');
+    if (!PASSING_CODES.has(code))
+      throw new ConfigurationError(
+        code === 'ETIMEDOUT'
+          ? `REPORT_QUEUE_DIR ${folder} did not answer within ${checkMs / 1000} s: set it to a folder on a disk, or leave it unset to keep reports in memory.`
+          : `REPORT_QUEUE_DIR ${folder} cannot be used (${code}): set it to a folder this user may create and write, or leave it unset to keep reports in memory.`,
+      );
+    log('error', 'reporting.queue_folder_unusable', { folder, reason: code, fallback: 'memory' });
     return memoryStore();
   }
 }
 
 export async function openReportQueue(settings: QueueSettings): Promise<ReportQueue> {
   const queue = createReportQueue({
-    store: await storeFor(settings.folder),
+    store: await storeFor(settings.folder, settings.folderCheckMs ?? FOLDER_CHECK_MS),
     send: sendVia(ingestUrlOf(settings.dsn), settings.senders, settings.ingest),
     limits: settings.limits,
     events: {

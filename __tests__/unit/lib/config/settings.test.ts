@@ -133,6 +133,26 @@ describe('readSettings', () => {
     );
   });
 
+  it('refuses a management port that is the app port: its listener would have no port of its own', () => {
+    expect(() => readSettings({ PORT: '4567', MANAGEMENT_PORT: '4567' }, NO_BUILD_DSN)).toThrow(
+      'Invalid configuration: MANAGEMENT_PORT must differ from PORT (got 4567 for both): the probes and /metrics listen on a port of their own.',
+    );
+    expect(() => readSettings({ MANAGEMENT_PORT: '3000' }, NO_BUILD_DSN)).toThrow(
+      'MANAGEMENT_PORT must differ from PORT',
+    );
+  });
+
+  it('takes ports one apart, and 0 for both (a free port, and no management listener)', () => {
+    expect(readSettings({ PORT: '4567', MANAGEMENT_PORT: '4568' }, NO_BUILD_DSN)).toMatchObject({
+      port: 4567,
+      managementPort: 4568,
+    });
+    expect(readSettings({ PORT: '0', MANAGEMENT_PORT: '0' }, NO_BUILD_DSN)).toMatchObject({
+      port: 0,
+      managementPort: 0,
+    });
+  });
+
   it('names every bad variable in one line', () => {
     expect(() =>
       readSettings(

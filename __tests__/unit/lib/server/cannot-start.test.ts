@@ -1,4 +1,6 @@
+import { createServer } from 'node:net';
 import { readSettings } from '../../../../lib/config/settings';
+import { listenFailure as listenFailureOfManagement } from '../../../../lib/management/listener';
 import { CannotStart, cannotStartReason, sayCannotStart } from '../../../../lib/server/cannot-start';
 
 afterEach(() => jest.restoreAllMocks());
@@ -63,6 +65,43 @@ describe('cannotStartReason', () => {
       cannotStartReason(Object.assign(new Error('x'), { code: 'EADDRINUSE', syscall: 'listen' })),
     ).toBeNull();
     for (const thrown of [null, undefined, 'EADDRINUSE', 42]) expect(cannotStartReason(thrown)).toBeNull();
+  });
+
+  /** The error a real listen on `host` fails with (it never listens: the name or address is not this machine's). */
+  function realListenFailure(host: string): Promise<Error> {
+    return new Promise((resolve) => {
+      const server = createServer();
+      server.once('error', (error) => resolve(Object.assign(error, { setting: 'PORT', host })));
+      server.listen(0, host, () => server.close(() => resolve(new Error('it listened'))));
+    });
+  }
+
+  it('says a HOST that resolves to nothing, naming it, and what HOST may be', async () => {
+    expect(cannotStartReason(await realListenFailure('no-such-host.invalid'))).toBe(
+      'HOST no-such-host.invalid names no address this machine can find: set HOST to an address of this machine (0.0.0.0 for all of them, 127.0.0.1 for this machine alone).',
+    );
+    for (const code of ['EAI_AGAIN', 'EAI_NONAME', 'EAI_FAIL', 'EAI_NODATA'])
+      expect(cannotStartReason(Object.assign(new Error(code), { code, hostname: 'db' }))).toMatch(
+        /^HOST db names no address this machine can find: /,
+      );
+  });
+
+  it('says a HOST that is not an address of this machine, naming it', async () => {
+    expect(cannotStartReason(await realListenFailure('192.0.2.1'))).toBe(
+      'HOST 192.0.2.1 is not an address of this machine: set HOST to an address of this machine (0.0.0.0 for all of them, 127.0.0.1 for this machine alone).',
+    );
+  });
+
+  it("says the management listener's HOST failure the same way, and HOST alone when no name is known", () => {
+    const failed = listenFailureOfManagement(
+      { message: 'listen EADDRNOTAVAIL', code: 'EADDRNOTAVAIL' },
+      9464,
+      '192.0.2.1',
+    );
+    expect(cannotStartReason(failed)).toMatch(/^HOST 192\.0\.2\.1 is not an address of this machine: /);
+    expect(cannotStartReason(Object.assign(new Error('x'), { code: 'ENOTFOUND' }))).toMatch(
+      /^HOST names no address this machine can find: /,
+    );
   });
 
   it('a CannotStart says what it is', () => {

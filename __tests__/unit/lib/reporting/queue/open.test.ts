@@ -1,7 +1,9 @@
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { openReportQueue } from '../../../../../lib/reporting/queue/open';
+import { promises } from 'node:fs';
+import { ConfigurationError } from '../../../../../lib/config/configuration-error';
+import { FOLDER_CHECK_MS, openReportQueue } from '../../../../../lib/reporting/queue/open';
 import { reportQueueSlot, type ReportQueue } from '../../../../../lib/reporting/queue/queue';
 import { recorderSlot } from '../../../../../lib/metrics/record';
 import { recorderWith } from '../../../../support/recorder';
@@ -45,35 +47,65 @@ describe('opening the report queue', () => {
     expect(queue.stats().memoryBytes).toBe(0);
   });
 
-  it('waits in memory, and says so, when the folder cannot be written', async () => {
-    // A file where the folder should be: mkdir fails, as on a read-only mount.
+  it('stops the start in one sentence when the folder cannot be used (a file in its place)', async () => {
     const notAFolder = path.join(folder, 'file');
     writeFileSync(notAFolder, '');
-    const lines: string[] = [];
-    const spy = jest.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
-      lines.push(String(chunk));
-      return true;
-    });
-    try {
-      queue = await openReportQueue({
-        dsn: DSN,
-        folder: notAFolder,
-        limits: {},
-        senders: null,
-        ingest: INGEST,
-      });
-    } finally {
-      spy.mockRestore();
-    }
-    const said = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(said.find((line) => line.event === 'reporting.queue_folder_unusable')).toMatchObject({
-      folder: notAFolder,
-      reason: 'EEXIST',
-      fallback: 'memory',
-    });
-    expect(await queue.submit('server', envelope)).toEqual({ kind: 'queued' });
-    expect(queue.stats().memoryBytes).toBeGreaterThan(0);
+    await expect(
+      openReportQueue({ dsn: DSN, folder: notAFolder, limits: {}, senders: null, ingest: INGEST }),
+    ).rejects.toEqual(
+      new ConfigurationError(
+        `REPORT_QUEUE_DIR ${notAFolder} cannot be used (EEXIST): set it to a folder this user may create and write, or leave it unset to keep reports in memory.`,
+      ),
+    );
+    expect(reportQueueSlot.read()).toBeUndefined();
   });
+
+  it('stops the start within its bound when the folder never answers (as under /proc)', async () => {
+    const hung = jest.spyOn(promises, 'mkdir').mockImplementation(() => new Promise(() => {}));
+    const started = performance.now();
+    try {
+      await expect(
+        openReportQueue({ dsn: DSN, folder, limits: {}, senders: null, ingest: INGEST, folderCheckMs: 200 }),
+      ).rejects.toThrow(
+        `REPORT_QUEUE_DIR ${folder} did not answer within 0.2 s: set it to a folder on a disk, or leave it unset to keep reports in memory.`,
+      );
+    } finally {
+      hung.mockRestore();
+    }
+    expect(performance.now() - started).toBeLessThan(5000);
+  });
+
+  it('waits 5 s for the folder by default', () => {
+    expect(FOLDER_CHECK_MS).toBe(5000);
+  });
+
+  it.each(['ENOSPC', 'EDQUOT', 'EMFILE', 'ENFILE', 'EIO', 'ENOMEM'])(
+    'waits in memory, and says so, when the folder fails for a while (%s): the app keeps serving',
+    async (code) => {
+      const full = jest
+        .spyOn(promises, 'writeFile')
+        .mockRejectedValue(Object.assign(new Error('no space'), { code }));
+      const lines: string[] = [];
+      const spy = jest.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+        lines.push(String(chunk));
+        return true;
+      });
+      try {
+        queue = await openReportQueue({ dsn: DSN, folder, limits: {}, senders: null, ingest: INGEST });
+      } finally {
+        spy.mockRestore();
+        full.mockRestore();
+      }
+      const said = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(said.find((line) => line.event === 'reporting.queue_folder_unusable')).toMatchObject({
+        folder,
+        reason: code,
+        fallback: 'memory',
+      });
+      expect(await queue.submit('server', envelope)).toEqual({ kind: 'queued' });
+      expect(queue.stats().memoryBytes).toBeGreaterThan(0);
+    },
+  );
 
   it('counts what happens to each envelope, by source and reason', async () => {
     const counted = countQueueEvents();
