@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { connect, type Socket } from 'node:net';
 import path from 'node:path';
 import { QUERY_MAX_PARAMS } from '../../lib/http/query-bound';
+import { cpuMs } from '../support/process-cpu';
 import { PRODUCTION_DIST, ROOT } from '../support/paths';
 import { buildRequest, type RawAnswer, sendRaw } from '../support/raw-http';
 import { probeReadiness, type ProbeSummary } from '../support/readiness-probe';
@@ -20,16 +21,6 @@ const FLOOD_MS = 6000;
 const SLOWEST_PROBE_MS = 500;
 
 /** CPU time (user + system) a process has used, in ms, from /proc; null once it is gone. */
-function cpuMs(pid: number): number | null {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    // utime and stime, fields 14 and 15 of stat(5), in clock ticks of 10 ms.
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return null;
-  }
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const probeNote = (p: ProbeSummary) =>
