@@ -263,7 +263,7 @@ export const VARIABLES = {
     readAt: 'start',
     group: 'reporting',
     meaning:
-      'A folder where reports wait while the ingest is away, so a restart keeps them (on Kubernetes a volume that outlives the container); unset, they wait in memory (docs/report-queue.md).',
+      'A folder where reports wait while the ingest is away, so a restart keeps them (on Kubernetes a volume that outlives the container); unset, they wait in memory (docs/report-queue.md). Checked at start within 5 s: one that cannot be used stops the start; one that fails for a while (a full disk) leaves them in memory.',
     check: text,
     fallback: null,
   }),
@@ -436,7 +436,8 @@ export const VARIABLES = {
     readAt: 'start',
     group: 'server',
     // Not HOSTNAME: Docker and Kubernetes set HOSTNAME to the container's name.
-    meaning: 'The address to listen on.',
+    meaning:
+      "The address to listen on, and the management listener too: one of this machine's (0.0.0.0 for all of them), or a name that resolves to one; any other stops the start in one line.",
     check: text,
     fallback: '0.0.0.0',
   }),
@@ -506,7 +507,7 @@ export const VARIABLES = {
     readAt: 'start',
     group: 'health',
     meaning:
-      'The port of the management listener (/livez, /readyz, /metrics), answered off the main thread; 0 turns it off, metrics included. Never publish it.',
+      'The port of the management listener (/livez, /readyz, /metrics), answered off the main thread; 0 turns it off, metrics included. Not PORT (the start stops if it is). Never publish it.',
     check: wholeNumber(0, 65535),
     fallback: 9464,
   }),
