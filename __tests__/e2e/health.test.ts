@@ -56,7 +56,8 @@ describe('health contract on the production server', () => {
       body: method === 'POST' ? '{"x":1}' : undefined,
     });
     expect(res.status).toBe(status);
-    expect(res.headers['cache-control']).toBe('no-store');
+    // Every error answer is private as well (lib/http/private-errors.ts).
+    expect(res.headers['cache-control']).toBe(status >= 400 ? 'private, no-store' : 'no-store');
     expect(res.headers['set-cookie']).toBeUndefined();
     expect(res.headers['x-powered-by']).toBeUndefined();
     expect(res.headers['content-security-policy']).toContain("frame-ancestors 'none'");

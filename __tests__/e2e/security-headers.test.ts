@@ -62,7 +62,8 @@ describe('security headers', () => {
   ])('are the API set on %s', async (_name, target, method) => {
     const res = await rawRequest(server.url, target, { method });
     expect(res.headers['content-security-policy']).toBe("default-src 'none'; frame-ancestors 'none'");
-    expect(res.headers['cache-control']).toBe('no-store');
+    // Every error answer is private as well (lib/http/private-errors.ts).
+    expect(res.headers['cache-control']).toBe(res.status >= 400 ? 'private, no-store' : 'no-store');
     expectSharedHeaders(res.headers);
   });
 });
