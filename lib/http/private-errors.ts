@@ -9,11 +9,11 @@ export const PRIVATE_ERROR_CACHE_CONTROL = 'private, no-store';
 
 type Headers = OutgoingHttpHeaders | readonly (string | number | readonly string[])[] | undefined;
 
-const isCacheControl = (name: unknown) => typeof name === 'string' && name.toLowerCase() === 'cache-control';
+const isCacheControl = (name: unknown) => String(name).toLowerCase() === 'cache-control';
 
 /** `headers` as writeHead takes them (an object, or a flat list of names and values), without Cache-Control. */
 function withoutCacheControl(headers: Headers): Headers {
-  if (headers === undefined || headers === null) return headers;
+  if (headers === undefined) return headers;
   if (!Array.isArray(headers))
     return Object.fromEntries(
       Object.entries(headers).filter(([name]) => !isCacheControl(name)),
@@ -31,7 +31,8 @@ function withoutCacheControl(headers: Headers): Headers {
 export function keepErrorAnswersPrivate(res: ServerResponse): void {
   const writeHead = res.writeHead;
   res.writeHead = function privateWhenError(this: ServerResponse, status: number, ...rest: unknown[]) {
-    if (status >= 400 && !this.headersSent) {
+    // (Once the head is sent, setHeader throws and so does writeHead itself, as it would have.)
+    if (status >= 400) {
       try {
         const at = typeof rest[0] === 'string' ? 1 : 0;
         rest[at] = withoutCacheControl(rest[at] as Headers);

@@ -18,12 +18,31 @@ describe('withoutUrlSecrets', () => {
     expect(withoutUrlSecrets(text)).toBe(shown);
   });
 
-  it.each(['PORT must be a whole number (got "abc")', 'http://peer:3000', 'mail me at a@b.example', ''])(
-    'leaves %p, which holds no URL secret, as it is',
-    (text) => {
-      expect(withoutUrlSecrets(text)).toBe(text);
-    },
-  );
+  it.each([
+    ['http://x?a=1 and more', 'http://x and more'],
+    ["'http://x?a=1' and more", "'http://x' and more"],
+    ['"http://x#f" and more', '"http://x" and more'],
+    // A ? or # ends the authority: an @ after it is the query's, and goes with it.
+    ['http://host?q=a@b', 'http://host'],
+    ['http://host#x@y', 'http://host'],
+  ])('ends a query at a space or a quote: %p as %p', (text, shown) => {
+    expect(withoutUrlSecrets(text)).toBe(shown);
+  });
+
+  it.each([
+    'PORT must be a whole number (got "abc")',
+    'http://peer:3000',
+    'mail me at a@b.example',
+    '',
+    // An @ after the authority is no user: the path, a space, a quote or a comma ends it first.
+    'http://host/a@b',
+    'http://host and mail a@b.example',
+    '"http://host" a@b',
+    "'http://host' a@b",
+    'http://host,b@c',
+  ])('leaves %p, which holds no URL secret, as it is', (text) => {
+    expect(withoutUrlSecrets(text)).toBe(text);
+  });
 });
 
 describe('a refused setting holding a URL', () => {

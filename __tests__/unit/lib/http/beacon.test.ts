@@ -112,6 +112,7 @@ describe('a beacon refused', () => {
       body: 'x'.repeat(10_000),
     });
     expect(answer.status).toBe(413);
+    expect(answer.body).toBe('A beacon carries no body.');
     expect(answer.headers.connection).toBe('close');
     expect(counted).toBe(0);
     expect(ignored).toEqual(['lost_file.body']);
@@ -153,6 +154,7 @@ describe('the bound of one counter', () => {
     for (let i = 0; i < PER_WINDOW; i += 1) expect((await post()).status).toBe(204);
     const over = await post();
     expect(over.status).toBe(429);
+    expect(over.body).toBe('Too many of these; this one was not counted.');
     expect(over.headers['retry-after']).toBe('1');
     expect(counted).toBe(PER_WINDOW);
     expect(ignored).toEqual(['lost_file.over_bound']);

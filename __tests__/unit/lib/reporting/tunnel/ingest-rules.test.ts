@@ -16,10 +16,11 @@ function envelope(header: Json, type: string, payload: Json): string {
   return `${JSON.stringify({ dsn: DSN, ...header })}\n{"type":"${type}"}\n${JSON.stringify(payload)}\n`;
 }
 
-const verdict = (header: Json, type: string, payload: Json) => {
-  const checked = checkEnvelope(new TextEncoder().encode(envelope(header, type, payload)), DSN);
+const verdictOf = (text: string) => {
+  const checked = checkEnvelope(new TextEncoder().encode(text), DSN);
   return checked.ok ? 'forwarded' : checked.refusal;
 };
+const verdict = (header: Json, type: string, payload: Json) => verdictOf(envelope(header, type, payload));
 
 const transaction = (fields: Json = {}): Json => ({
   type: 'transaction',
@@ -73,6 +74,18 @@ describe('the envelope header (relay-server/src/envelope/mod.rs, EnvelopeHeaders
     1764000000,
   ])('refuses sent_at %p', (sentAt) => {
     expect(verdict({ event_id: ID, sent_at: sentAt }, 'event', {})).toBe('against-ingest-rules');
+  });
+
+  it('refuses an id or a time written as a list around a good one (a list is no text)', () => {
+    expect(verdict({ event_id: [ID] }, 'event', {})).toBe('against-ingest-rules');
+    expect(verdict({ event_id: ID, sent_at: ['2020-02-07T15:17:00Z'] }, 'event', {})).toBe(
+      'against-ingest-rules',
+    );
+  });
+
+  it('takes a negative offset, and one without its colon', () => {
+    expect(verdict({ event_id: ID, sent_at: '2020-02-07T10:17:00-05:00' }, 'event', {})).toBe('forwarded');
+    expect(verdict({ event_id: ID, sent_at: '2020-02-07T10:17:00-0500' }, 'event', {})).toBe('forwarded');
   });
 
   it('answers 400 in one fixed sentence', () => {
@@ -174,6 +187,61 @@ describe('a transaction (relay-event-normalization/src/validation.rs)', () => {
     expect(verdict({ event_id: ID }, 'transaction', transaction(fields))).toBe('against-ingest-rules');
   });
 
+  it('takes a transaction that ends as it starts', () => {
+    expect(verdict({ event_id: ID }, 'transaction', transaction({ timestamp: '2000-01-01T00:00:00Z' }))).toBe(
+      'forwarded',
+    );
+  });
+
+  it('compares times written as seconds with times written as text, by the moment they name', () => {
+    // 946684800 is 2000-01-01T00:00:00Z.
+    expect(
+      verdict(
+        { event_id: ID },
+        'transaction',
+        transaction({ start_timestamp: 946684800, timestamp: '2000-01-01T00:00:01Z' }),
+      ),
+    ).toBe('forwarded');
+    expect(
+      verdict(
+        { event_id: ID },
+        'transaction',
+        transaction({ start_timestamp: '2000-01-01T00:00:01Z', timestamp: 946684800 }),
+      ),
+    ).toBe('against-ingest-rules');
+    expect(
+      verdict(
+        { event_id: ID },
+        'transaction',
+        transaction({ start_timestamp: '2000-01-01T01:00:00+01:00', timestamp: '2000-01-01T00:00:01Z' }),
+      ),
+    ).toBe('forwarded');
+  });
+
+  it('refuses a time of 1e999 (JSON reads it as Infinity) and one written as a list', () => {
+    const text = envelope({ event_id: ID }, 'transaction', transaction()).replace(
+      '"timestamp":"2000-01-01T00:00:10Z"',
+      '"timestamp":1e999',
+    );
+    expect(text).toContain('1e999');
+    expect(verdictOf(text)).toBe('against-ingest-rules');
+    expect(
+      verdict({ event_id: ID }, 'transaction', transaction({ timestamp: ['2000-01-01T00:00:10Z'] })),
+    ).toBe('against-ingest-rules');
+  });
+
+  it('refuses a span without its span id, or with ids written as lists', () => {
+    const times = { start_timestamp: 1, timestamp: 1 };
+    for (const span of [
+      { ...times, trace_id: TRACE_ID },
+      { ...times, trace_id: TRACE_ID, span_id: [SPAN_ID] },
+      { ...times, trace_id: [TRACE_ID], span_id: SPAN_ID },
+    ])
+      expect(verdict({ event_id: ID }, 'transaction', transaction({ spans: [span] }))).toBe(
+        'against-ingest-rules',
+      );
+  });
+
   it('takes valid spans', () => {
     const span = { start_timestamp: 1, timestamp: 1, trace_id: TRACE_ID, span_id: SPAN_ID, op: 'db' };
     expect(verdict({ event_id: ID }, 'transaction', transaction({ spans: [span, span] }))).toBe('forwarded');
@@ -219,6 +287,16 @@ describe('a session (relay-event-schema/src/protocol/session.rs, relay-server/sr
     ['a release with a newline', { attrs: { release: 'app\n1.0' } }],
   ])('refuses one with %s', (_rule, fields) => {
     expect(verdict({}, 'session', session(fields))).toBe('against-ingest-rules');
+  });
+
+  it('takes a did of null, as Relay writes it back, and counts of 0', () => {
+    expect(verdict({}, 'session', session({ did: null, seq: 0, errors: 0 }))).toBe('forwarded');
+  });
+
+  it('refuses a duration of 1e999 (JSON reads it as Infinity)', () => {
+    const text = envelope({}, 'session', session()).replace('"duration":1947.49', '"duration":1e999');
+    expect(text).toContain('1e999');
+    expect(verdictOf(text)).toBe('against-ingest-rules');
   });
 
   it('takes a release of 200 characters', () => {
