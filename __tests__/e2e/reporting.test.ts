@@ -508,7 +508,7 @@ describe('with the ingest stopped', () => {
     try {
       const res = await rawRequest(server.url, build.tunnelPath, {
         method: 'POST',
-        body: `{"dsn":"${build.dsn}"}\n{"type":"event"}\n{}\n`,
+        body: `{"event_id":"${'f'.repeat(32)}","dsn":"${build.dsn}"}\n{"type":"event"}\n{}\n`,
       });
       // 202: it waits in the report queue, which is holding everything while the ingest is away.
       expect(res.status).toBe(202);

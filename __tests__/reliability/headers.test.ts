@@ -30,7 +30,7 @@ function staticAsset(html: string): string {
   return html.match(/(?:src|href)="(\/_next\/static\/[^"]+\.(?:js|css))"/)?.[1] ?? '/_next/static/none.js';
 }
 
-const envelope = () => `{"dsn":"${build.dsn}"}\n{"type":"event"}\n{}\n`;
+const envelope = () => `{"event_id":"${'e'.repeat(32)}","dsn":"${build.dsn}"}\n{"type":"event"}\n{}\n`;
 
 /**
  * Each kind of response the server gives, with how to provoke it. Those under /api get the API's

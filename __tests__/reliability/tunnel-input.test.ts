@@ -85,6 +85,43 @@ const cases: [string, () => Buffer, number][] = [
       400,
     ],
   ),
+  // What Sentry's ingest would reject (lib/reporting/tunnel/ingest-rules.ts): nothing queued.
+  ...(
+    [
+      ['an envelope whose event_id is no UUID', { event_id: 'not-an-id' }, 'event', { message: 'x' }],
+      [
+        'an event under another id than its envelope’s',
+        { event_id: 'd'.repeat(32) },
+        'event',
+        { event_id: 'e'.repeat(32) },
+      ],
+      [
+        'a transaction that ends before it starts',
+        { event_id: 'd'.repeat(32) },
+        'transaction',
+        {
+          start_timestamp: 2,
+          timestamp: 1,
+          contexts: { trace: { trace_id: 'a'.repeat(32), span_id: 'b'.repeat(16) } },
+        },
+      ],
+      [
+        'a session whose status Relay does not know',
+        {},
+        'session',
+        { started: '2026-11-23T00:00:00Z', status: 'fine', attrs: { release: 'r1' } },
+      ],
+    ] as [string, Record<string, unknown>, string, Record<string, unknown>][]
+  ).map(([name, header, type, payload]): [string, () => Buffer, number] => [
+    name,
+    () =>
+      buildRequest({
+        method: 'POST',
+        target: build.tunnelPath,
+        body: `${JSON.stringify({ ...header, dsn: build.dsn })}\n{"type":"${type}"}\n${JSON.stringify(payload)}\n`,
+      }),
+    400,
+  ]),
   [
     'a request another site sent (Sec-Fetch-Site: cross-site)',
     () =>
