@@ -3,7 +3,7 @@
 // has already chosen the status, and every redirect, rewrite, middleware, locale and base path on
 // the way; only the body and the headers that describe it change. Next's 404 page is pages/404.tsx
 // in the default language, so nothing is lost where this does not apply.
-import { type IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /**
  * Where Next keeps what it knows of a request (next/dist/server/request-meta.js). Its router sets
@@ -37,7 +37,9 @@ export function restyleNotFound(
   res: ServerResponse,
   answer: (req: IncomingMessage, res: ServerResponse) => void,
 ): void {
-  const node = ServerResponse.prototype;
+  // The methods as the pipeline left them, before Next's compression wraps them: Node's own, and the
+  // head that keeps every error answer private (lib/http/private-errors.ts).
+  const node = { writeHead: res.writeHead, write: res.write, end: res.end };
   let restyled = false;
   /** Whether the answer is (now) the shell's: decided at the first of writeHead, write and end. */
   const restyle = (status: number): boolean => {

@@ -1,6 +1,7 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
+import { keepErrorAnswersPrivate } from '../../../../lib/http/private-errors';
 import { isNextNotFound, restyleNotFound } from '../../../../lib/server/restyle-not-found';
 
 // Next's own compression middleware, as its router installs it inside its handler.
@@ -30,6 +31,8 @@ let base: string;
 
 beforeAll(async () => {
   server = http.createServer((req, res) => {
+    // As the pipeline does, before this stage.
+    keepErrorAnswersPrivate(res);
     restyleNotFound(req, res, (_req, own) => {
       restyled.push(req.url as string);
       own.removeHeader('Content-Encoding');
@@ -42,6 +45,8 @@ beforeAll(async () => {
     res.statusCode = status;
     res.setHeader('Content-Type', 'text/html; charset=utf-8');
     res.setHeader('ETag', '"next"');
+    // A product page that says anyone may cache it, before it fails.
+    res.setHeader('Cache-Control', 'public, s-maxage=600');
     if (writes === 'end') {
       res.end(body);
     } else {
@@ -91,6 +96,8 @@ describe("restyleNotFound: Next's 404 answered in the shell's words", () => {
       const answer = await get('/missing');
       expect([answer.status, answer.body, answer.headers['content-language']]).toEqual([404, 'ours', 'fr']);
       expect(answer.headers['content-encoding']).toBeUndefined();
+      // Through the head the pipeline installed before this stage.
+      expect(answer.headers['cache-control']).toBe('private, no-store');
       expect(restyled).toEqual(['/missing']);
     },
   );
@@ -120,6 +127,10 @@ describe("restyleNotFound: Next's 404 answered in the shell's words", () => {
       expect(answer.status).toBe(status);
       expect(answer.body).toBe(PAGE);
       expect(restyled).toEqual([]);
+      // Next's own answer goes through the head the pipeline installed too: an error is private.
+      expect(answer.headers['cache-control']).toBe(
+        status >= 400 ? 'private, no-store' : 'public, s-maxage=600',
+      );
     },
   );
 });
