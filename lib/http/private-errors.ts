@@ -18,10 +18,8 @@ function withoutCacheControl(headers: Headers): Headers {
     return Object.fromEntries(
       Object.entries(headers).filter(([name]) => !isCacheControl(name)),
     ) as OutgoingHttpHeaders;
-  const kept: unknown[] = [];
-  for (let i = 0; i < headers.length; i += 2)
-    if (!isCacheControl(headers[i])) kept.push(headers[i], headers[i + 1]);
-  return kept as never;
+  // A name and its value go together: each value goes with the name before it.
+  return headers.filter((_entry, at) => !isCacheControl(headers[at - (at % 2)]));
 }
 
 /**

@@ -76,6 +76,17 @@ describe('the envelope header (relay-server/src/envelope/mod.rs, EnvelopeHeaders
     expect(verdict({ event_id: ID, sent_at: sentAt }, 'event', {})).toBe('against-ingest-rules');
   });
 
+  it('refuses a malformed event id on an envelope of any item, a session too', () => {
+    expect(verdict({ event_id: 'not-a-uuid' }, 'session', session())).toBe('against-ingest-rules');
+    expect(verdict({ event_id: ID }, 'session', session())).toBe('forwarded');
+  });
+
+  it('refuses a day past its month’s end and 24:00, which Date.parse would roll over', () => {
+    for (const sentAt of ['2026-02-30T00:00:00Z', '2026-04-31T12:00:00Z', '2024-01-31T24:00:00Z'])
+      expect(verdict({ event_id: ID, sent_at: sentAt }, 'event', {})).toBe('against-ingest-rules');
+    expect(verdict({ event_id: ID, sent_at: '2026-04-30T23:59:59Z' }, 'event', {})).toBe('forwarded');
+  });
+
   it('refuses an id or a time written as a list around a good one (a list is no text)', () => {
     expect(verdict({ event_id: [ID] }, 'event', {})).toBe('against-ingest-rules');
     expect(verdict({ event_id: ID, sent_at: ['2020-02-07T15:17:00Z'] }, 'event', {})).toBe(
@@ -213,6 +224,13 @@ describe('a transaction (relay-event-normalization/src/validation.rs)', () => {
       verdict(
         { event_id: ID },
         'transaction',
+        transaction({ start_timestamp: '2000-01-01T00:00:00Z', timestamp: 946684801 }),
+      ),
+    ).toBe('forwarded');
+    expect(
+      verdict(
+        { event_id: ID },
+        'transaction',
         transaction({ start_timestamp: '2000-01-01T01:00:00+01:00', timestamp: '2000-01-01T00:00:01Z' }),
       ),
     ).toBe('forwarded');
@@ -240,6 +258,13 @@ describe('a transaction (relay-event-normalization/src/validation.rs)', () => {
       expect(verdict({ event_id: ID }, 'transaction', transaction({ spans: [span] }))).toBe(
         'against-ingest-rules',
       );
+  });
+
+  it('checks every span, not only the first', () => {
+    const good = { start_timestamp: 1, timestamp: 1, trace_id: TRACE_ID, span_id: SPAN_ID };
+    expect(
+      verdict({ event_id: ID }, 'transaction', transaction({ spans: [good, { ...good, timestamp: 0 }] })),
+    ).toBe('against-ingest-rules');
   });
 
   it('takes valid spans', () => {
@@ -307,6 +332,7 @@ describe('a session (relay-event-schema/src/protocol/session.rs, relay-server/sr
 describe('the id and time readers', () => {
   it('read ids as Relay does', () => {
     expect([isUuid(TRACE_ID), isUuid(TRACE_ID.slice(1)), isUuid(undefined)]).toEqual([true, false, false]);
+    expect([isSpanId('0000000000000001'), isSpanId('1000000000000000')]).toEqual([true, true]);
     expect([isSpanId(SPAN_ID), isSpanId('0000000000000000'), isSpanId(`${SPAN_ID}0`), isSpanId(1)]).toEqual([
       true,
       false,
