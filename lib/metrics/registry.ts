@@ -271,7 +271,8 @@ export function createMetrics(sources: MetricsSources): Metrics {
     fleet: (kind: 'static' | 'data', outcome: FleetOutcome) => fleetRequests.inc({ kind, outcome }),
     lostFileReload: () => lostFileReloads.inc(),
     outageScreen: (screen: OutageKind) => outageScreens.inc({ screen }),
-    beaconIgnored: (beacon: BeaconName, reason: BeaconIgnoredReason) => beaconsIgnored.inc({ beacon, reason }),
+    beaconIgnored: (beacon: BeaconName, reason: BeaconIgnoredReason) =>
+      beaconsIgnored.inc({ beacon, reason }),
     inheritedSampled: (outcome: InheritedSampledOutcome) => inheritedSampled.inc({ outcome }),
     transaction: (outcome: TransactionOutcome, reason: string) => transactions.inc({ outcome, reason }),
     reportQueue: (event: QueueEvent, labels: QueueLabels, amount = 1) =>
