@@ -7,14 +7,16 @@
 //   request      3. shutdown accounting: counted in flight; asked to close while draining
 //                   observation: timed once answered, for the histogram and the request log
 //                4. security headers, and the mark of the app's own answers, on every answer
-//                   whoever writes it (ANSWER_HEADER: the service worker tells them from a balancer's)
+//                   whoever writes it (ANSWER_HEADER: the service worker tells them from a balancer's);
+//                   every error answer private, no-store (lib/http/private-errors.ts)
 //                5. request target and Host: a path, or a 400
 //                6. query bound: too many parameters is a 414 before Next parses them
 //                7. the error-reporting tunnel
 //                8. another build's reporting file: a redirect to this build's (./reporting-file.ts)
 //                9. a stopping peer's waiting reports (lib/reporting/queue/hand-off.ts)
 //                   a page's beacon that it reloaded for a lost build file (lib/fleet/recovery.ts)
-//                   the service worker's script, and its beacons (lib/service-worker/serve.ts)
+//                   the service worker's script, and its beacons (lib/service-worker/serve.ts); every
+//                   beacon within the bounds of lib/http/beacon.ts
 //                   a language's client-exception words, for browsers (lib/language/words-stage.ts)
 //               10. another build's file or data: asked of the peer that has it (lib/fleet/)
 //               11. the health probes, from the same code as their route files (lib/health/stage.ts)
