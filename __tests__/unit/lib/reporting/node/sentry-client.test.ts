@@ -3,7 +3,7 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { parseEnvelope, SDK_VERSION } from '@sentry/core';
+import { parseEnvelope } from '@sentry/core';
 import { lifecycleState, resetLifecycle } from '../../../../../lib/lifecycle/state';
 import { createSentrySender, type SentrySender } from '../../../../../lib/reporting/node/sentry-client';
 import { SECRET_CASES } from '../../../../support/secrets';
@@ -57,25 +57,6 @@ function events(): Record<string, unknown>[] {
 const context = { route: '/orders/[id]', method: 'POST', status: 500, mechanism: 'onRequestError:route' };
 
 describe('the server sender', () => {
-  it("names its SDK and version, as Relay requires, in the event and in the envelope's header", async () => {
-    const before = received.length;
-    send(new Error('named'), 'c'.repeat(32), context, '/');
-    await flush();
-    const [header, items] = parseEnvelope(received.slice(before)[0]!);
-    const sdk = { name: 'sentry.javascript.core', version: SDK_VERSION };
-    expect(header.sdk).toEqual(expect.objectContaining(sdk));
-    expect(items[0]![1]).toEqual(
-      expect.objectContaining({
-        sdk: expect.objectContaining({
-          ...sdk,
-          packages: [{ name: 'npm:@sentry/core', version: SDK_VERSION }],
-          integrations: expect.arrayContaining(['Dedupe', 'LinkedErrors']),
-        }),
-      }),
-    );
-    expect(SDK_VERSION).toMatch(/^\d+\.\d+\.\d+/);
-  });
-
   it('sends one event under the given id, with route, method, status and the path it is given', async () => {
     const before = events().length;
     send(new Error('database unreachable'), 'a'.repeat(32), context, '/orders/[id]?token=[Filtered]');

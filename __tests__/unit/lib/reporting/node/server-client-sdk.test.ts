@@ -27,7 +27,9 @@ it("names its SDK and version (relay-event-schema's clientsdk.rs requires both) 
       sdk: expect.objectContaining({
         ...sdk,
         packages: [{ name: 'npm:@sentry/core', version: SDK_VERSION }],
+        integrations: expect.arrayContaining(['Dedupe', 'LinkedErrors']),
       }),
     }),
   );
+  expect(SDK_VERSION).toMatch(/^\d+\.\d+\.\d+/);
 });
