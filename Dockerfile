@@ -2,7 +2,8 @@
 # Multi-stage image: install and build with the full toolchain, run from the standalone output as a
 # non-root user with nothing but node and the traced server files.
 
-# Node 24 LTS: Node 20 reached end of life in April 2026. CI runs every test on both.
+# Node 24 LTS (the shell supports 22 and 24; Node 20 reached end of life in April 2026). CI runs
+# every test on both.
 ARG NODE_IMAGE=node:24-bookworm-slim
 # The image this one replaces (docker build --build-arg PREVIOUS_IMAGE=registry/app-shell:1.4.0): its
 # build files, and those it carried, are served by this one too, so tabs opened before the update keep

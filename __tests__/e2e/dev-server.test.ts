@@ -1,8 +1,8 @@
 /**
  * `npm run dev` as a product team first meets it: a clean checkout (this repository's files, with
  * the installed node_modules beside them and nothing built), a product page added, then the pages,
- * the error screens, Next's overlay and hot reload in Chromium. The suite runs on Node 20 and
- * Node 24 (.ci/run); the dev server here runs on the Node running the tests.
+ * the error screens, Next's overlay and hot reload in Chromium. The suite runs on Node 24 and
+ * Node 22 (.ci/run); the dev server here runs on the Node running the tests.
  */
 import { spawnSync } from 'node:child_process';
 import {
