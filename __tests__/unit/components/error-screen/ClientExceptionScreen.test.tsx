@@ -49,4 +49,20 @@ describe('the client-exception screen', () => {
     expect(screen.getByRole('main')).toHaveAttribute('dir', 'ltr');
     expect(screen.getByText(/indiquez la référence/)).toBeInTheDocument();
   });
+
+  // After the test above, which loaded the French words.
+  it('shows words already loaded at once, in its first render, never English first', () => {
+    const fetch = jest.fn();
+    Object.assign(globalThis, { fetch });
+    const headings: string[] = [];
+    const { container } = render(<ClientExceptionScreen />, {
+      // What the screen's first render put on the page, before any effect or promise ran.
+      wrapper: function FirstRender({ children }) {
+        return <div ref={(node) => void (node && headings.push(node.textContent ?? ''))}>{children}</div>;
+      },
+    });
+    expect(headings[0]).toContain('Désolé, cette page a cessé de fonctionner');
+    expect(container).toHaveTextContent('Désolé, cette page a cessé de fonctionner');
+    expect(fetch).not.toHaveBeenCalled();
+  });
 });

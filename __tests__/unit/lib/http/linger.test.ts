@@ -169,6 +169,33 @@ describe('answerThenDiscard', () => {
     expect(await ended).toBe('cut');
   });
 
+  it('waits for the rest exactly as long as its limit, by the clock', async () => {
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+    try {
+      limits = { maxBytes: 1000, maxMs: 60_000 };
+      refuseEarly();
+      let outcome: string | undefined;
+      void ended.then((how) => (outcome = how));
+      const socket = connect(port(), '127.0.0.1');
+      socket.on('error', () => {});
+      socket.write(`${post(500)}part`);
+      await new Promise((resolve) => socket.once('data', resolve));
+      // A few turns of the event loop (not faked): what a cut sets in motion has then happened.
+      const settle = async () => {
+        for (let turn = 0; turn < 20; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+      };
+      await jest.advanceTimersByTimeAsync(59_999);
+      await settle();
+      expect(outcome).toBeUndefined();
+      await jest.advanceTimersByTimeAsync(1);
+      await settle();
+      expect(outcome).toBe('cut');
+      socket.destroy();
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it('leaves no timer behind, whether the rest came or the client left', async () => {
     refuseEarly();
     const before = timers();

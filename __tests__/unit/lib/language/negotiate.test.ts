@@ -67,6 +67,16 @@ describe('boundedHeader: how much of a stranger’s header is read', () => {
     expect(negotiateLanguage(header, OFFERED, 'en')).toBe('en');
   });
 
+  it('reads 256 characters whole, and cuts at 257 (docs/error-screens.md)', () => {
+    // `de` last, so only a header read whole chooses it.
+    const at = (length: number) => `${'x'.repeat(length - 3)},de`;
+    expect(at(256)).toHaveLength(256);
+    expect(boundedHeader(at(256))).toBe(at(256));
+    expect(negotiateLanguage(at(256), OFFERED, 'en')).toBe('de');
+    expect(boundedHeader(at(257))).toBe('x'.repeat(254));
+    expect(negotiateLanguage(at(257), OFFERED, 'en')).toBe('en');
+  });
+
   it('reads nothing of a long header with no comma to cut at', () => {
     expect(boundedHeader('f'.repeat(ACCEPT_HEADER_MAX_CHARS + 1))).toBe('');
   });

@@ -112,6 +112,11 @@ const loggedEvents = () =>
     .map(([line]) => JSON.parse(String(line)) as Record<string, unknown>)
     .filter((line) => line.event !== 'http.request');
 
+const requestLines = () =>
+  stderr.mock.calls
+    .map(([line]) => JSON.parse(String(line)) as Record<string, unknown>)
+    .filter((line) => line.event === 'http.request');
+
 /** The routes requests were timed under, with their status. */
 async function timedRoutes() {
   return (await duration.get()).values
@@ -184,6 +189,9 @@ describe('the server pipeline', () => {
         }),
       }),
     );
+    // And the request's own line names it, so that a visitor's reference finds the request.
+    await until(() => requestLines().length === 1);
+    expect(requestLines()).toEqual([expect.objectContaining({ status: 500, reference: 'ref-1234' })]);
   });
 
   it('marks every answer as the app’s own, whoever writes it, so the service worker can tell it from a balancer’s', async () => {
@@ -196,6 +204,22 @@ describe('the server pipeline', () => {
     nextFails = new TypeError('handler broke');
     answers.push(await get('/orders'));
     expect(answers.map((answer) => answer.status)).toEqual([200, 400, 200, 404, 500]);
+    for (const answer of answers) expect(answer.headers['x-app-shell-answer']).toEqual(['1']);
+  });
+
+  it('marks the answers to HEAD too, which is how a screen asks whether the app is back', async () => {
+    // lib/service-worker/come-back.ts asks with HEAD and reloads on the mark (docs/unavailable-screens.md).
+    const head = (target: string) =>
+      sendRaw(port, `HEAD ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    const answers = [await head('/orders'), await head('/api/nope'), await head('/t3st')];
+    nextFails = new TypeError('handler broke');
+    answers.push(await head('/orders'));
+    expect(answers.map((answer) => [answer.status, answer.body])).toEqual([
+      [200, ''],
+      [404, ''],
+      [200, ''],
+      [500, ''],
+    ]);
     for (const answer of answers) expect(answer.headers['x-app-shell-answer']).toEqual(['1']);
   });
 

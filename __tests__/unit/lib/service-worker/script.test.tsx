@@ -67,6 +67,20 @@ describe('the worker’s script', () => {
     expect(() => workerScript({ ...build(), css: 'x'.repeat(WORKER_MAX_BYTES) })).toThrow(/at most/);
   });
 
+  it('is built at 24 KiB exactly, and refused one byte past it (docs/unavailable-screens.md)', () => {
+    // A string statement added to the worker's code, which the script carries once as it is.
+    const withCode = (extra: string): WorkerBuild => {
+      const plain = build();
+      return { ...plain, compiled: { ...plain.compiled, worker: `${plain.compiled.worker}\n"${extra}";` } };
+    };
+    const base = Buffer.byteLength(workerScript(withCode('')));
+    const padded = (bytes: number) => withCode('x'.repeat(bytes - base));
+    expect(Buffer.byteLength(workerScript(padded(24 * 1024)))).toBe(24_576);
+    expect(() => workerScript(padded(24 * 1024 + 1))).toThrow(
+      "The service worker's script is 24577 bytes; at most 24576 are allowed.",
+    );
+  });
+
   it('with SERVICE_WORKER=off carries no screen and answers nothing', () => {
     const { listeners, settings } = runWorker(workerScript(build(false)));
     expect(listeners).toEqual(['(started)', 'install', 'activate']);
@@ -121,6 +135,36 @@ describe('the screens it carries', () => {
     expect(listeners).toEqual(['online']);
     expect(timers).toHaveLength(1);
   });
+
+  it.each([
+    [0.5, [1000, 2000, 4000, 8000, 8000]],
+    [0, [750, 1500, 3000, 6000, 6000]],
+    [1, [1250, 2500, 5000, 10_000, 10_000]],
+  ])(
+    'their script, as built, waits about 1, 2, 4, 8, then 8 s, a quarter either way (random %p)',
+    async (random, expected) => {
+      const script = /<script>([\s\S]*)<\/script>/.exec(settings.screens.offline)![1]!;
+      const waits: number[] = [];
+      const due: (() => void)[] = [];
+      vm.runInNewContext(script, {
+        window: {
+          addEventListener: () => {},
+          setTimeout: (callback: () => void, ms: number) => waits.push(ms) && due.push(callback),
+          clearTimeout: () => {},
+          // The app stays away: every try fails, and the next wait is set.
+          fetch: () => Promise.reject(new TypeError('Failed to fetch')),
+          location: { href: 'http://x/', reload: () => {} },
+        },
+        Math: { random: () => random, min: Math.min },
+        Promise,
+      });
+      while (waits.length < expected.length) {
+        due.shift()!();
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      expect(waits).toEqual(expected);
+    },
+  );
 });
 
 describe('standalone', () => {

@@ -200,6 +200,23 @@ describe('screens seen', () => {
     expect(beacons(worker)).toHaveLength(2);
   });
 
+  it('wait while navigations fail or a balancer answers, and go with the first that succeeds, a retry included', async () => {
+    const worker = started({}, { online: false });
+    worker.network.mockRejectedValue(new TypeError('offline'));
+    await worker.navigate({ url: PAGE });
+    worker.scope.navigator.onLine = true;
+    worker.network.mockReset().mockResolvedValue(balancers(503));
+    await worker.navigate({ url: PAGE });
+    const seen = [`${SETTINGS.seenPath}/offline`, `${SETTINGS.seenPath}/unavailable`];
+    expect(beacons(worker)).toEqual([]);
+    expect(worker.caches.urls().sort()).toEqual(seen);
+    // The app is back, on the worker's second try: that navigation succeeded, so it says them.
+    worker.network.mockReset().mockRejectedValueOnce(new TypeError('reset')).mockResolvedValue(ours(200));
+    expect((await worker.navigate({ url: PAGE }))?.status).toBe(200);
+    expect(beacons(worker).sort()).toEqual(seen.map((url) => new URL(url, PAGE).pathname));
+    expect(worker.caches.urls()).toEqual([]);
+  });
+
   it('are kept in Cache Storage, so a worker that stopped and started again still says them', async () => {
     const before = started({}, { online: false });
     before.network.mockRejectedValue(new TypeError('offline'));

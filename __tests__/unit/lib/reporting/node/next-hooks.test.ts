@@ -4,6 +4,7 @@
 import { reportRequestError } from '../../../../../lib/reporting/node/next-hooks';
 import { whenAnswered } from '../../../../../lib/reporting/node/answered-status';
 import { reportServerError } from '../../../../../lib/reporting/node/reporter';
+import { referenceFor } from '../../../../../lib/reporting/node/request-reference';
 
 jest.mock('../../../../../lib/reporting/node/reporter', () => ({
   initServerReporting: jest.fn(),
@@ -56,4 +57,17 @@ it('reports an API route’s error as a 500 when its answer cannot be known', as
     routeType: 'route',
   } as never);
   expect(reported()).toEqual([expect.objectContaining({ status: 500 })]);
+});
+
+it('files each reference under its request, for the request’s log line (lib/server/observe-requests.ts)', async () => {
+  const page = { ...request, headers: {} };
+  const api = { ...request, headers: {} };
+  (whenAnswered as jest.Mock).mockImplementation((_headers, report: (status: number) => void) => {
+    report(503);
+    return true;
+  });
+  (reportServerError as jest.Mock).mockReturnValueOnce('ref-page').mockReturnValueOnce('ref-api');
+  await reportRequestError(new Error('x'), page, { routePath: '/orders', routeType: 'render' } as never);
+  await reportRequestError(new Error('x'), api, { routePath: '/api/orders', routeType: 'route' } as never);
+  expect([referenceFor(page.headers), referenceFor(api.headers)]).toEqual(['ref-page', 'ref-api']);
 });

@@ -270,6 +270,19 @@ describe('transactions prepared on a thread of their own', () => {
     expect(thread.post({ type: 'transaction' })).toBe(true);
     expect(counted).toHaveLength(1);
   });
+
+  it('lets 1,024 transactions wait for the thread by default, and drops the 1,025th (docs/performance.md)', () => {
+    const counted: string[] = [];
+    const { thread } = transactionsOver(
+      { postMessage: () => undefined, onMessage: () => undefined },
+      () => Promise.resolve({}),
+      { report: () => undefined, transaction: (outcome, reason) => counted.push(`${outcome} ${reason}`) },
+    );
+    for (let i = 0; i < 1024; i += 1) thread.post({ type: 'transaction' });
+    expect(counted).toEqual([]);
+    thread.post({ type: 'transaction' });
+    expect(counted).toEqual(['dropped queue_overflow']);
+  });
 });
 
 describe('the thread’s side alone', () => {

@@ -683,6 +683,40 @@ describe('what the tunnel does with a body it will not read', () => {
     expect(seen.text).toMatch(/^HTTP\/1\.1 413 [^]*\r\n\r\nEnvelope too large\.$/);
   });
 
+  it('waits for the rest of a refused body no longer than an upload may take: 10 s (docs/tunnel.md)', async () => {
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+    const own = createTunnel({ dsn: tunnelDsn, path: PATH });
+    const server = createServer((req, res) => void own.handle(req, res));
+    try {
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+      let closed = false;
+      socket.on('error', () => {});
+      socket.on('close', () => (closed = true));
+      // Declared over the 1 MiB cap and under the 4 MiB discarded: answered 413, the rest awaited.
+      socket.write(`POST ${PATH} HTTP/1.1\r\nHost: x\r\nContent-Length: 2000000\r\n\r\npart`);
+      const answer = await new Promise<string>((resolve) =>
+        socket.once('data', (chunk: Buffer) => resolve(chunk.toString('latin1'))),
+      );
+      expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+      const settle = async () => {
+        for (let turn = 0; turn < 20; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+      };
+      await jest.advanceTimersByTimeAsync(TUNNEL_DEFAULTS.uploadTimeoutMs - 1);
+      await settle();
+      expect(closed).toBe(false);
+      await jest.advanceTimersByTimeAsync(1);
+      await settle();
+      expect(closed).toBe(true);
+      expect(TUNNEL_DEFAULTS.uploadTimeoutMs).toBe(10_000);
+    } finally {
+      jest.useRealTimers();
+      own.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   it('does not wait for a rest declared over 4 MiB, the most it discards', async () => {
     // Nothing of the body is sent: only the tunnel hanging up ends this before the test's timeout.
     const seen = await sendWholeFirst(4 * 1024 * 1024 + 1, Buffer.alloc(0));
