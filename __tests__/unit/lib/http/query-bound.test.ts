@@ -32,6 +32,12 @@ describe('boundQuery', () => {
     });
   });
 
+  it('passes 256 parameters by default and refuses 257 with 414 (docs/query-bound.md)', () => {
+    const at = (count: number) => `/search?${Array.from({ length: count }, (_, i) => `p${i}=1`).join('&')}`;
+    expect(boundQuery(at(256))).toEqual({ kind: 'pass', url: at(256), path: '/search' });
+    expect(boundQuery(at(257))).toEqual({ kind: 'too-many', path: '/search' });
+  });
+
   it('keeps the query of a probe path with a trailing slash: Next redirects it, query kept', () => {
     expect(boundQuery('/api/health/ready/?a=1')).toEqual({
       kind: 'pass',
