@@ -32,6 +32,7 @@ function buildFolder() {
   const folder = {
     distDir: readVariable('distDir', process.env, problems),
     output: readVariable('output', process.env, problems),
+    typecheck: readVariable('typecheck', process.env, problems),
   };
   if (problems.length > 0) {
     console.error(`Invalid build configuration: ${problems.join('; ')}.`);
@@ -44,7 +45,7 @@ function buildFolder() {
 const TRACING_LAYER = 'app-shell-tracing';
 
 export default function nextConfig(phase: string): NextConfig {
-  const { distDir, output } = buildFolder();
+  const { distDir, output, typecheck } = buildFolder();
   const dev = phase === PHASE_DEVELOPMENT_SERVER;
   // Inlined into every bundle at build time: one release and one reporting setup for browser,
   // server and health. The running production server reads the build's values instead (see
@@ -52,6 +53,8 @@ export default function nextConfig(phase: string): NextConfig {
   const env = phase === PHASE_PRODUCTION_SERVER ? null : inlinedEnv(dev);
   return {
     poweredByHeader: false,
+    // NEXT_TYPECHECK=off: the sources were checked already (npm run typecheck, an earlier build).
+    typescript: { ignoreBuildErrors: typecheck === 'off' },
     // The image optimizer (/_next/image) stays off: the shell serves no images, and the optimizer
     // fetches, decodes and re-encodes whatever a query string names, and answers 500 to some
     // malformed ones. With this, /_next/image is a 404 and next/image serves files as they are.

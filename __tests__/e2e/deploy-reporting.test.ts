@@ -2,14 +2,14 @@
 // it is idle, and by then the second build has taken the port. Its errors must still arrive.
 import type { Browser } from 'playwright-core';
 import { launchBrowser } from '../support/browser';
-import { npmBuild } from '../support/builds';
+import { buildUnlessKept, plannedEnv } from '../support/builds';
 import { type Ingest, startIngest } from '../support/ingest';
-import { REPORTING_DIST } from '../support/paths';
+import { REPORTING_DIST, REPORTING_NEXT_DIST } from '../support/paths';
 import { reportingBuild } from '../support/reporting-build';
 import { freePort, type RunningServer, startServer } from '../support/server';
 
 /** The second build: the same DSN (so the same ingest), another build id. */
-const NEXT_BUILD = '.next-e2e-reporting-next';
+const NEXT_BUILD = REPORTING_NEXT_DIST;
 const build = reportingBuild();
 let ingest: Ingest;
 let browser: Browser;
@@ -17,7 +17,7 @@ let port: number;
 const servers: RunningServer[] = [];
 
 beforeAll(async () => {
-  npmBuild(NEXT_BUILD, { APP_SHELL_FIXTURES: '1', SENTRY_DSN: build.dsn }, 'ignore');
+  buildUnlessKept(NEXT_BUILD, plannedEnv(NEXT_BUILD));
   [ingest, browser, port] = await Promise.all([startIngest(build.ingestPort), launchBrowser(), freePort()]);
 }, 240_000);
 

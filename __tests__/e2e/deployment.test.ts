@@ -4,12 +4,12 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { npmBuild } from '../support/builds';
+import { buildUnlessKept, plannedEnv } from '../support/builds';
 import { rawRequest } from '../support/http';
-import { ROOT } from '../support/paths';
+import { ROOT, STANDALONE_DIST } from '../support/paths';
 import { type RunningServer, startServer } from '../support/server';
 
-const DIST = '.next-standalone';
+const DIST = STANDALONE_DIST;
 let folder: string;
 let server: RunningServer;
 
@@ -33,7 +33,7 @@ function runHealthcheck(): number | null {
 }
 
 beforeAll(async () => {
-  npmBuild(DIST, { NEXT_OUTPUT: 'standalone' }, 'ignore');
+  buildUnlessKept(DIST, plannedEnv(DIST));
   // What Next's standalone output does with a project's .env files: copies them along. The
   // assembly must leave them out.
   writeFileSync(

@@ -7,15 +7,15 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { clientException } from '../../components/error-screen/copy/en/client-exception';
 import { type Balancer, startBalancer } from '../support/balancer';
 import { launchBrowser } from '../support/browser';
-import { buildUnlessKept } from '../support/builds';
-import { FIXTURE_DIST } from '../support/paths';
+import { buildUnlessKept, plannedEnv } from '../support/builds';
+import { FIXTURE_DIST, FLEET_B_DIST, FLEET_C_DIST } from '../support/paths';
 import { freePort, type RunningServer, startServer } from '../support/server';
 import { until } from '../support/until';
 
 /** Build B: the same app as A (the fixture build), another build id, carrying A's files. */
-const B_DIST = '.next-e2e-fleet-b';
+const B_DIST = FLEET_B_DIST;
 /** Build C: another release built without the previous image's files, as when none is given. */
-const C_DIST = '.next-e2e-fleet-c';
+const C_DIST = FLEET_C_DIST;
 const FRESH_VISITS = 24;
 const OLD_TABS = 3;
 const PAGE = '/__fixtures__/fleet';
@@ -24,8 +24,8 @@ let browser: Browser;
 const running: { stop: () => Promise<unknown> }[] = [];
 
 beforeAll(async () => {
-  buildUnlessKept(B_DIST, { APP_SHELL_FIXTURES: '1', KEEP_STATIC_FROM: `${FIXTURE_DIST}/static` });
-  buildUnlessKept(C_DIST, { APP_SHELL_FIXTURES: '1' });
+  buildUnlessKept(B_DIST, plannedEnv(B_DIST));
+  buildUnlessKept(C_DIST, plannedEnv(C_DIST));
   browser = await launchBrowser();
 }, 240_000);
 

@@ -6,14 +6,14 @@
 import type { Event } from '@sentry/core';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../support/browser';
-import { npmBuild } from '../support/builds';
+import { buildUnlessKept, plannedEnv } from '../support/builds';
 import { type Ingest, startIngest } from '../support/ingest';
-import { REPORTING_DIST } from '../support/paths';
+import { REPORTING_DIST, TRACING_DIST } from '../support/paths';
 import { reportingBuild } from '../support/reporting-build';
 import { type RunningServer, startServer } from '../support/server';
 
 /** The reporting build again with every page view traced: same DSN, so the same ingest. */
-const TRACING_BUILD = '.next-e2e-tracing';
+const TRACING_BUILD = TRACING_DIST;
 const build = reportingBuild();
 /** A page Next renders for each request (getServerSideProps), with text to paint; a secret in its query. */
 const SECRET = 's3cr3t-query-value';
@@ -25,11 +25,11 @@ let browser: Browser;
 const servers: RunningServer[] = [];
 
 beforeAll(async () => {
-  npmBuild(
-    TRACING_BUILD,
-    { APP_SHELL_FIXTURES: '1', SENTRY_DSN: build.dsn, SENTRY_TRACES_SAMPLE_RATE: '1' },
-    'ignore',
-  );
+  // Built with the reporting build's DSN, every request traced (support/builds.ts).
+  const planned = plannedEnv(TRACING_BUILD);
+  if (planned.SENTRY_DSN !== build.dsn || planned.SENTRY_TRACES_SAMPLE_RATE !== '1')
+    throw new Error(`support/builds.ts plans TRACING_BUILD otherwise: ${JSON.stringify(planned)}`);
+  buildUnlessKept(TRACING_BUILD, planned);
   [ingest, browser] = await Promise.all([startIngest(build.ingestPort), launchBrowser()]);
 }, 240_000);
 

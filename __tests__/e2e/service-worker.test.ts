@@ -12,13 +12,13 @@ import type { Browser, Page } from 'playwright-core';
 import { CACHE_PREFIX } from '../../lib/service-worker/script';
 import { startBalancer, type Balancer } from '../support/balancer';
 import { launchBrowser, openWatchedPage, type WatchedPage } from '../support/browser';
-import { buildUnlessKept } from '../support/builds';
-import { FIXTURE_DIST, REPORTING_DIST, ROOT } from '../support/paths';
+import { buildUnlessKept, plannedEnv } from '../support/builds';
+import { FIXTURE_DIST, REPORTING_DIST, ROOT, WORKER_OFF_DIST } from '../support/paths';
 import { freePort, startServer, type RunningServer } from '../support/server';
 import { until } from '../support/until';
 
 /** The fixture build again with SERVICE_WORKER=off: the off switch. */
-const OFF_DIST = '.next-e2e-worker-off';
+const OFF_DIST = WORKER_OFF_DIST;
 const PAGE = '/__fixtures__/fleet';
 const SERVER_PAGE = '/__fixtures__/fleet/server';
 /** The promise: back within 15 s of the network or the server. */
@@ -29,7 +29,7 @@ const running = new Set<RunningServer>();
 const visitors = new Set<WatchedPage>();
 
 beforeAll(async () => {
-  buildUnlessKept(OFF_DIST, { APP_SHELL_FIXTURES: '1', SERVICE_WORKER: 'off' });
+  buildUnlessKept(OFF_DIST, plannedEnv(OFF_DIST));
   browser = await launchBrowser();
 }, 240_000);
 

@@ -2,15 +2,16 @@
 // of requests: the server makes no more transactions than its budget allows (lib/server/
 // trace-budget.ts), no more documents say "sampled" than transactions were made, and every
 // refusal is counted in /metrics.
-import { npmBuild } from '../support/builds';
+import { buildUnlessKept, plannedEnv } from '../support/builds';
 import { type Ingest, startIngest } from '../support/ingest';
 import { reportingBuild } from '../support/reporting-build';
+import { SAMPLED_DIST } from '../support/paths';
 import { recordResult } from '../support/results';
 import { freePort, type RunningServer, startServer } from '../support/server';
 
 const build = reportingBuild();
 /** The reporting build again, tracing at 1 %: same DSN, so the same stand-in ingest. */
-const SAMPLED_BUILD = '.next-e2e-tracing-1pc';
+const SAMPLED_BUILD = SAMPLED_DIST;
 const RATE = 0.01;
 const REQUESTS = 1000;
 /** The budget's burst (lib/server/trace-budget.ts: TRACE_BURST), as the code says it. */
@@ -23,11 +24,11 @@ let server: RunningServer;
 let managementPort: number;
 
 beforeAll(async () => {
-  npmBuild(
-    SAMPLED_BUILD,
-    { APP_SHELL_FIXTURES: '1', SENTRY_DSN: build.dsn, SENTRY_TRACES_SAMPLE_RATE: String(RATE) },
-    'ignore',
-  );
+  // Built with the reporting build's DSN and SENTRY_TRACES_SAMPLE_RATE=RATE (support/builds.ts).
+  const planned = plannedEnv(SAMPLED_BUILD);
+  if (planned.SENTRY_DSN !== build.dsn || planned.SENTRY_TRACES_SAMPLE_RATE !== String(RATE))
+    throw new Error(`support/builds.ts plans SAMPLED_BUILD otherwise: ${JSON.stringify(planned)}`);
+  buildUnlessKept(SAMPLED_BUILD, planned);
   ingest = await startIngest(build.ingestPort);
   managementPort = await freePort();
   server = await startServer({ distDir: SAMPLED_BUILD, env: { MANAGEMENT_PORT: String(managementPort) } });

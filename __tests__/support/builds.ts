@@ -1,50 +1,187 @@
-// Builds what the browser and reliability tests run against, once per run, each with the README's
-// `npm run build` (the compiled server, then `next build`): the production build, the fixture
-// build and the reporting build. E2E_SKIP_BUILD=1 reuses existing builds while iterating on tests.
-import { spawnSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+// Builds what the browser and reliability tests run against, once per run, before any test: the
+// production build with the README's `npm run build` as it is (the compiled server, then `next
+// build`, which checks the types), then every other build the suites serve, two at a time on the
+// two cores, each with the same build steps less what the first already did for the same sources
+// (compiling the server to dist/, and Next's TypeScript check: NEXT_TYPECHECK=off). A test file
+// asks for its build by name (`buildUnlessKept`) and finds it made, or, run alone, makes it then.
+// E2E_SKIP_BUILD=1 reuses existing builds while iterating on tests.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { FIXTURE_DIST, PRODUCTION_DIST, PRODUCTION_DSN_DIST, REPORTING_DIST, ROOT } from './paths';
+import {
+  FIXTURE_DIST,
+  FLEET_B_DIST,
+  FLEET_C_DIST,
+  PRODUCTION_DIST,
+  PRODUCTION_DSN_DIST,
+  REPORTING_DIST,
+  REPORTING_NEXT_DIST,
+  ROOT,
+  SAMPLED_DIST,
+  STANDALONE_DIST,
+  TRACING_DIST,
+  WORKER_OFF_DIST,
+} from './paths';
+import { reportingBuild } from './reporting-build';
 import { freePort } from './server';
 
 /** What `npm run build` printed, kept inside the build it made. */
 export const BUILD_OUTPUT = 'build-output.log';
 
-/** `npm run build` into `distDir`, unless E2E_SKIP_BUILD=1 and a build is already there. */
+/** The builds made in this run (a list in the environment, which the test files inherit). */
+const BUILT = 'APP_SHELL_BUILT_THIS_RUN';
+/** Set once a build of this run has compiled the server and checked the types. */
+const CHECKED = 'APP_SHELL_TYPES_CHECKED';
+
+const builtThisRun = (distDir: string) => (process.env[BUILT] ?? '').split(',').includes(distDir);
+const noteBuilt = (distDir: string) => {
+  process.env[BUILT] = [process.env[BUILT], distDir].filter(Boolean).join(',');
+};
+
+/**
+ * `distDir`, built with `extraEnv`: made already in this run (by the set-up), kept with
+ * E2E_SKIP_BUILD=1, or built now.
+ */
 export function buildUnlessKept(distDir: string, extraEnv: Record<string, string>) {
+  if (builtThisRun(distDir)) return;
   if (process.env.E2E_SKIP_BUILD === '1' && existsSync(path.join(ROOT, distDir, 'BUILD_ID'))) return;
   npmBuild(distDir, extraEnv, 'inherit');
+}
+
+/**
+ * The build command: the README's `npm run build` whole for the run's first build; after it, the
+ * same steps less compiling the server (dist/ is made, and two builds at once must not both write
+ * it) and with NEXT_TYPECHECK=off (these sources were checked).
+ */
+function command(sideBySide = false): { file: string; args: string[]; env: Record<string, string> } {
+  const checked = process.env[CHECKED] === '1';
+  if (!checked && !sideBySide) return { file: 'npm', args: ['run', '--silent', 'build'], env: {} };
+  const script = (
+    JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { build: string } }
+  ).scripts.build;
+  const rest = script.replace(/^npm run build:server && /, '');
+  return { file: 'sh', args: ['-c', rest], env: checked ? { NEXT_TYPECHECK: 'off' } : {} };
+}
+
+function buildEnv(distDir: string, extraEnv: Record<string, string>, own: Record<string, string>) {
+  return { ...process.env, NEXT_TELEMETRY_DISABLED: '1', NEXT_DIST_DIR: distDir, ...own, ...extraEnv };
+}
+
+function built(distDir: string, status: number | null, stdout: string, first: boolean) {
+  if (status !== 0) throw new Error(`npm run build for ${distDir} failed (exit ${status})`);
+  writeFileSync(path.join(ROOT, distDir, BUILD_OUTPUT), stdout);
+  noteBuilt(distDir);
+  if (first) process.env[CHECKED] = '1';
 }
 
 /** `npm run build` into `distDir`, its output also kept in `<distDir>/build-output.log`; throws when it fails. */
 export function npmBuild(distDir: string, extraEnv: Record<string, string>, output: 'inherit' | 'ignore') {
   process.stdout.write(`\n[tests] npm run build → ${distDir}\n`);
-  const result = spawnSync('npm', ['run', '--silent', 'build'], {
+  const { file, args, env } = command();
+  const result = spawnSync(file, args, {
     cwd: ROOT,
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', NEXT_DIST_DIR: distDir, ...extraEnv },
+    env: buildEnv(distDir, extraEnv, env),
     stdio: ['ignore', 'pipe', 'inherit'],
     encoding: 'utf8',
     maxBuffer: 64 * 1024 * 1024,
   });
   if (output === 'inherit') process.stdout.write(result.stdout ?? '');
-  if (result.status !== 0) throw new Error(`npm run build for ${distDir} failed (exit ${result.status})`);
-  writeFileSync(path.join(ROOT, distDir, BUILD_OUTPUT), result.stdout ?? '');
+  built(distDir, result.status, result.stdout ?? '', file === 'npm');
 }
 
-export default async function globalSetup() {
-  buildUnlessKept(PRODUCTION_DIST, {});
-  // Port 9 (discard): nothing listens; only the bytes and the SDK files of this build are examined.
-  // With tracing on, the heaviest first-load JS a build can have (lib/reporting/browser/reporter.ts).
-  buildUnlessKept(PRODUCTION_DSN_DIST, {
-    SENTRY_DSN: 'http://publickey@127.0.0.1:9/1',
-    SENTRY_TRACES_SAMPLE_RATE: '0.1',
+/** The same, without waiting: for builds made side by side once the first is made. */
+function npmBuildAsync(distDir: string, extraEnv: Record<string, string>): Promise<void> {
+  const { file, args, env } = command(true);
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, {
+      cwd: ROOT,
+      env: buildEnv(distDir, extraEnv, env),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.on('error', reject);
+    child.on('close', (status) => {
+      process.stdout.write(`\n[tests] npm run build → ${distDir}\n${stdout}`);
+      try {
+        built(distDir, status, stdout, false);
+        resolve();
+      } catch (error) {
+        reject(error instanceof Error ? error : new Error(String(error)));
+      }
+    });
   });
-  buildUnlessKept(FIXTURE_DIST, { APP_SHELL_FIXTURES: '1' });
+}
+
+type Planned = [distDir: string, env: () => Record<string, string>];
+
+/** Builds the planned ones not kept, two at a time, in order; rejects once all ended if any failed. */
+async function twoAtATime(planned: Planned[]): Promise<void> {
+  const waiting = planned.filter(
+    ([distDir]) =>
+      !builtThisRun(distDir) &&
+      !(process.env.E2E_SKIP_BUILD === '1' && existsSync(path.join(ROOT, distDir, 'BUILD_ID'))),
+  );
+  const failures: unknown[] = [];
+  const lane = async () => {
+    for (let next = waiting.shift(); next; next = waiting.shift())
+      await npmBuildAsync(next[0], next[1]()).catch((error: unknown) => failures.push(error));
+  };
+  await Promise.all([lane(), lane()]);
+  if (failures.length > 0) throw failures[0];
+}
+
+/** The DSN the reporting build baked in: the same local ingest for the builds made from it. */
+const reportingDsn = () => reportingBuild().dsn;
+
+/** The builds only some files serve, by the suite that serves them. */
+const E2E_ONLY: Planned[] = [
+  [WORKER_OFF_DIST, () => ({ APP_SHELL_FIXTURES: '1', SERVICE_WORKER: 'off' })],
+  [FLEET_C_DIST, () => ({ APP_SHELL_FIXTURES: '1' })],
+  [STANDALONE_DIST, () => ({ NEXT_OUTPUT: 'standalone' })],
+  // Carries the fixture build's files, so after it.
+  [FLEET_B_DIST, () => ({ APP_SHELL_FIXTURES: '1', KEEP_STATIC_FROM: `${FIXTURE_DIST}/static` })],
+  [
+    TRACING_DIST,
+    () => ({ APP_SHELL_FIXTURES: '1', SENTRY_DSN: reportingDsn(), SENTRY_TRACES_SAMPLE_RATE: '1' }),
+  ],
+  [REPORTING_NEXT_DIST, () => ({ APP_SHELL_FIXTURES: '1', SENTRY_DSN: reportingDsn() })],
+];
+const RELIABILITY_ONLY: Planned[] = [
+  [
+    SAMPLED_DIST,
+    () => ({ APP_SHELL_FIXTURES: '1', SENTRY_DSN: reportingDsn(), SENTRY_TRACES_SAMPLE_RATE: '0.01' }),
+  ],
+];
+/** The env each of those builds is made with, for a test file that builds its own when run alone. */
+export function plannedEnv(distDir: string): Record<string, string> {
+  const found = [...E2E_ONLY, ...RELIABILITY_ONLY].find(([name]) => name === distDir);
+  if (!found) throw new Error(`no build ${distDir} is planned (support/builds.ts)`);
+  return found[1]();
+}
+
+/** Every build a suite serves: the shared ones, then its own (`suite`), two at a time after the first. */
+export async function buildAll(suite: 'e2e' | 'reliability'): Promise<void> {
+  buildUnlessKept(PRODUCTION_DIST, {});
   // The DSN is baked into the browser bundle, so the local ingest's port is chosen now; the tests
   // read it back from the build (support/reporting-build.ts) and listen on it.
   const ingestPort = await freePort();
-  buildUnlessKept(REPORTING_DIST, {
-    APP_SHELL_FIXTURES: '1',
-    SENTRY_DSN: `http://publickey@127.0.0.1:${ingestPort}/1`,
-  });
+  await twoAtATime([
+    // Port 9 (discard): nothing listens; only the bytes and the SDK files of this build are examined.
+    // With tracing on, the heaviest first-load JS a build can have (lib/reporting/browser/reporter.ts).
+    [
+      PRODUCTION_DSN_DIST,
+      () => ({ SENTRY_DSN: 'http://publickey@127.0.0.1:9/1', SENTRY_TRACES_SAMPLE_RATE: '0.1' }),
+    ],
+    [FIXTURE_DIST, () => ({ APP_SHELL_FIXTURES: '1' })],
+    [
+      REPORTING_DIST,
+      () => ({ APP_SHELL_FIXTURES: '1', SENTRY_DSN: `http://publickey@127.0.0.1:${ingestPort}/1` }),
+    ],
+  ]);
+  await twoAtATime(suite === 'e2e' ? E2E_ONLY : RELIABILITY_ONLY);
+}
+
+export default async function globalSetup() {
+  await buildAll('e2e');
 }

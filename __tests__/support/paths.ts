@@ -12,3 +12,11 @@ export const PRODUCTION_DSN_DIST = '.next-dsn';
 export const FIXTURE_DIST = '.next-e2e';
 /** The fixture build again, with SENTRY_DSN pointing at a local ingest (see support/ingest.ts). */
 export const REPORTING_DIST = '.next-e2e-reporting';
+/** Builds only some files serve, made with the others before any test (support/builds.ts). */
+export const WORKER_OFF_DIST = '.next-e2e-worker-off';
+export const FLEET_B_DIST = '.next-e2e-fleet-b';
+export const FLEET_C_DIST = '.next-e2e-fleet-c';
+export const STANDALONE_DIST = '.next-standalone';
+export const TRACING_DIST = '.next-e2e-tracing';
+export const REPORTING_NEXT_DIST = '.next-e2e-reporting-next';
+export const SAMPLED_DIST = '.next-e2e-tracing-1pc';

@@ -1,11 +1,11 @@
-// Builds what the suite runs against (the same builds as the end-to-end tests) and starts a fresh
+// Builds what the suite runs against (the end-to-end tests' shared builds and its own) and starts a fresh
 // results file.
 import { mkdirSync, rmSync } from 'node:fs';
-import buildForEndToEnd from './builds';
+import { buildAll } from './builds';
 import { RESULTS_JSONL, RESULTS_DIR } from './results';
 
 export default async function globalSetup() {
   mkdirSync(RESULTS_DIR, { recursive: true });
   rmSync(RESULTS_JSONL, { force: true });
-  await buildForEndToEnd();
+  await buildAll('reliability');
 }
