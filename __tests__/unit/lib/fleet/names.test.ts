@@ -83,6 +83,8 @@ describe('which build file a path asks for', () => {
       expect(path).toHaveLength(length);
       return path;
     };
+    // The bound docs/fleet.md states, written out: a changed constant must change this test.
+    expect(MAX_NAME_LENGTH).toBe(1024);
     const longest = named(MAX_NAME_LENGTH);
     expect(wantedFile(longest)).toEqual({ kind: 'static', file: longest.slice(14), build: null });
     // One character more: the same segments, the first one letter longer.

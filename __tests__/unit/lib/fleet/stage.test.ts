@@ -338,6 +338,10 @@ describe('a peer that fails', () => {
     expect((await rawRequest(self.base, CHUNK)).status).toBe(503);
   });
 
+  it('takes files of up to 16 MiB, as docs/fleet.md says', () => {
+    expect(MAX_FILE_BYTES).toBe(16_777_216);
+  });
+
   // Counted as it arrives, not only as declared: a peer that declares no length is cut at the bound.
   it.each([
     [MAX_FILE_BYTES, 'whole'],
