@@ -9,5 +9,6 @@ module.exports = createJestConfig({
   testEnvironment: '<rootDir>/__tests__/support/jest-environment.cjs',
   testMatch: ['<rootDir>/__tests__/e2e/**/*.test.ts'],
   globalSetup: '<rootDir>/__tests__/support/builds.ts',
+  globalTeardown: '<rootDir>/__tests__/support/e2e-teardown.ts',
   testTimeout: 60_000,
 });

@@ -5,32 +5,15 @@
 import http from 'node:http';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { buildProduct, PUBLIC_FILES, type ProductConfig } from '../support/product-build';
+import {
+  buildProduct,
+  PARITY_PRODUCTS as CONFIGS,
+  prebuiltProduct,
+  PUBLIC_FILES,
+} from '../support/product-build';
 import { seededRandom } from '../support/seeded-random';
 import { startServer, type RunningServer } from '../support/server';
 import { startServerProcess } from '../../scripts/lib/server-process';
-
-const CONFIGS: ProductConfig[] = [
-  { name: 'default', config: '', prefixes: [''] },
-  { name: 'trailing-slash', config: 'trailingSlash: true,', prefixes: [''], readyPath: '/api/health/ready/' },
-  {
-    name: 'skip-trailing-slash-redirect',
-    config: [
-      'skipTrailingSlashRedirect: true,',
-      "async rewrites() { return [{ source: '/old-blog/:slug', destination: '/blog/:slug' }]; },",
-      "async redirects() { return [{ source: '/moved', destination: '/about', permanent: true }]; },",
-    ].join(' '),
-    prefixes: [''],
-  },
-  {
-    name: 'base-path',
-    config: "basePath: '/shop',",
-    prefixes: ['/shop', ''],
-    readyPath: '/shop/api/health/ready',
-  },
-  { name: 'i18n', config: "i18n: { locales: ['en', 'fr'], defaultLocale: 'en' },", prefixes: ['', '/fr'] },
-  { name: 'middleware', config: '', prefixes: [''], proxy: true },
-];
 
 /** Every route, file and rule of the product, and paths none of them answer. */
 const BASES = [
@@ -215,7 +198,7 @@ describe.each(CONFIGS)('the shell and bare next start on one build: $name', (pro
   let bare: RunningServer;
 
   beforeAll(async () => {
-    dir = buildProduct(product);
+    dir = prebuiltProduct(product.name) ?? buildProduct(product);
     [shell, bare] = await Promise.all([
       startServer({
         distDir: '.next',

@@ -6,7 +6,7 @@
 // asks for its build by name (`buildUnlessKept`) and finds it made, or, run alone, makes it then.
 // E2E_SKIP_BUILD=1 reuses existing builds while iterating on tests.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   FIXTURE_DIST,
@@ -22,6 +22,7 @@ import {
   TRACING_DIST,
   WORKER_OFF_DIST,
 } from './paths';
+import { buildProductAsync, PARITY_PRODUCTS, prebuiltProduct, PRODUCTS_BUILT } from './product-build';
 import { reportingBuild } from './reporting-build';
 import { freePort } from './server';
 
@@ -180,6 +181,30 @@ export async function buildAll(suite: 'e2e' | 'reliability'): Promise<void> {
     ],
   ]);
   await twoAtATime(suite === 'e2e' ? E2E_ONLY : RELIABILITY_ONLY);
+  // The differential test's products, each a copy of the shell built in a configuration a team may
+  // set; not while iterating on tests (E2E_SKIP_BUILD=1), where the test builds those it runs.
+  if (suite === 'e2e' && process.env.E2E_SKIP_BUILD !== '1') await buildProducts();
+}
+
+async function buildProducts(): Promise<void> {
+  const waiting = PARITY_PRODUCTS.filter((product) => !prebuiltProduct(product.name));
+  const lane = async () => {
+    for (let product = waiting.shift(); product; product = waiting.shift()) {
+      const dir = await buildProductAsync(product);
+      process.stdout.write(`\n[tests] product built → ${product.name} (${dir})\n`);
+      process.env[PRODUCTS_BUILT] = JSON.stringify({
+        ...(JSON.parse(process.env[PRODUCTS_BUILT] ?? '{}') as Record<string, string>),
+        [product.name]: dir,
+      });
+    }
+  };
+  await Promise.all([lane(), lane()]);
+}
+
+/** After the suite: the products no test removed (a run of some files only). */
+export function removeProducts(): void {
+  for (const dir of Object.values(JSON.parse(process.env[PRODUCTS_BUILT] ?? '{}') as Record<string, string>))
+    rmSync(dir, { recursive: true, force: true });
 }
 
 export default async function globalSetup() {

@@ -2,7 +2,7 @@
 // public files of ordinary awkward names added, built in one of the Next configurations a team may
 // set. The differential test (e2e/next-parity.test.ts) serves each build with the shell and with bare
 // `next start`, and compares where every request ends.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -20,6 +20,29 @@ export interface ProductConfig {
   /** A root proxy (Next 16's middleware) for the build. */
   proxy?: boolean;
 }
+
+/** The six configurations next-parity.test.ts compares, built before any test (support/builds.ts). */
+export const PARITY_PRODUCTS: ProductConfig[] = [
+  { name: 'default', config: '', prefixes: [''] },
+  { name: 'trailing-slash', config: 'trailingSlash: true,', prefixes: [''], readyPath: '/api/health/ready/' },
+  {
+    name: 'skip-trailing-slash-redirect',
+    config: [
+      'skipTrailingSlashRedirect: true,',
+      "async rewrites() { return [{ source: '/old-blog/:slug', destination: '/blog/:slug' }]; },",
+      "async redirects() { return [{ source: '/moved', destination: '/about', permanent: true }]; },",
+    ].join(' '),
+    prefixes: [''],
+  },
+  {
+    name: 'base-path',
+    config: "basePath: '/shop',",
+    prefixes: ['/shop', ''],
+    readyPath: '/shop/api/health/ready',
+  },
+  { name: 'i18n', config: "i18n: { locales: ['en', 'fr'], defaultLocale: 'en' },", prefixes: ['', '/fr'] },
+  { name: 'middleware', config: '', prefixes: [''], proxy: true },
+];
 
 const PAGES: Record<string, string> = {
   'index.tsx': 'export default function Home() {\n  return <h1>Home</h1>;\n}\n',
@@ -88,6 +111,50 @@ const PROXY = [
  * Returns the folder; the caller removes it.
  */
 export function buildProduct(product: ProductConfig): string {
+  const { dir, env, steps } = prepareProduct(product);
+  for (const [script, ...args] of steps) {
+    const result = spawnSync(process.execPath, [script as string, ...args], {
+      cwd: dir,
+      env,
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    if (result.status !== 0)
+      throw new Error(
+        `${script} ${args.join(' ')} failed for ${product.name}:\n${result.stdout}\n${result.stderr}`,
+      );
+  }
+  return dir;
+}
+
+/** The same, without waiting: for the builds made side by side before any test. */
+export async function buildProductAsync(product: ProductConfig): Promise<string> {
+  const { dir, env, steps } = prepareProduct(product);
+  for (const [script, ...args] of steps) {
+    const output = await new Promise<{ status: number | null; text: string }>((resolve) => {
+      const child = spawn(process.execPath, [script as string, ...args], { cwd: dir, env });
+      let text = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+      child.on('error', (error) => resolve({ status: -1, text: error.message }));
+      child.on('close', (status) => resolve({ status, text }));
+    });
+    if (output.status !== 0)
+      throw new Error(`${script} ${args.join(' ')} failed for ${product.name}:\n${output.text}`);
+  }
+  return dir;
+}
+
+/** Where the set-up built each product in this run (a JSON map in the environment). */
+export const PRODUCTS_BUILT = 'APP_SHELL_PRODUCTS_BUILT';
+
+/** The folder of `name` built before the tests in this run, if it was. */
+export function prebuiltProduct(name: string): string | undefined {
+  return (JSON.parse(process.env[PRODUCTS_BUILT] ?? '{}') as Record<string, string>)[name];
+}
+
+/** The product copied and configured, not yet built: its folder, and the build's env and steps. */
+function prepareProduct(product: ProductConfig) {
   const dir = mkdtempSync(path.join(tmpdir(), `app-shell-${product.name}-`));
   for (const entry of [
     'pages',
@@ -150,17 +217,5 @@ export function buildProduct(product: ProductConfig): string {
     ['dist/scripts/error-pages.js'],
     ['dist/scripts/service-worker.js'],
   ];
-  for (const [script, ...args] of steps) {
-    const result = spawnSync(process.execPath, [script as string, ...args], {
-      cwd: dir,
-      env,
-      encoding: 'utf8',
-      maxBuffer: 64 * 1024 * 1024,
-    });
-    if (result.status !== 0)
-      throw new Error(
-        `${script} ${args.join(' ')} failed for ${product.name}:\n${result.stdout}\n${result.stderr}`,
-      );
-  }
-  return dir;
+  return { dir, env, steps };
 }
