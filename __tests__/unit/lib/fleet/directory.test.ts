@@ -88,6 +88,8 @@ describe('which peer it offers', () => {
   });
 
   it(`leaves out a peer at its limit of fetches, and a failed one for ${PEER_BACKOFF_MS / 1000} s`, async () => {
+    // docs/fleet.md's 5 s, written out: a changed constant must change this test.
+    expect(PEER_BACKOFF_MS).toBe(5000);
     const old = await peer({ build: 'buildOld', instance: 'a' });
     const clock = { ms: 1_000_000 };
     const dir = directory([old.base], clock, 2);
@@ -206,6 +208,7 @@ describe('when it says the fleet changed', () => {
 
 describe('when it asks again', () => {
   it(`every ${REFRESH_MS / 1000} s once started, and not once stopped`, async () => {
+    expect(REFRESH_MS).toBe(5000);
     // Only the refresh's interval on the test's clock: the questions themselves run in real time.
     jest.useFakeTimers({
       doNotFake: [
