@@ -180,7 +180,9 @@ export async function buildAll(suite: 'e2e' | 'reliability'): Promise<void> {
       () => ({ APP_SHELL_FIXTURES: '1', SENTRY_DSN: `http://publickey@127.0.0.1:${ingestPort}/1` }),
     ],
   ]);
-  await twoAtATime(suite === 'e2e' ? E2E_ONLY : RELIABILITY_ONLY);
+  // The end-to-end set-up makes the reliability suite's own build too: `npm test` runs that suite
+  // next, and a build costs less in a lane beside others than alone.
+  await twoAtATime(suite === 'e2e' ? [...E2E_ONLY, ...RELIABILITY_ONLY] : RELIABILITY_ONLY);
   // The differential test's products, each a copy of the shell built in a configuration a team may
   // set; not while iterating on tests (E2E_SKIP_BUILD=1), where the test builds those it runs.
   if (suite === 'e2e' && process.env.E2E_SKIP_BUILD !== '1') await buildProducts();
