@@ -56,6 +56,8 @@ describe('the process registry', () => {
       0.02,
     );
     const buckets = await lines('http_server_request_duration_seconds_bucket');
+    // docs/metrics.md: 5 ms to 10 s, written out.
+    expect([DURATION_BUCKETS[0], DURATION_BUCKETS.at(-1)]).toEqual([0.005, 10]);
     expect(buckets).toHaveLength(DURATION_BUCKETS.length + 1);
     expect(buckets).toContain(
       'http_server_request_duration_seconds_bucket{le="0.025",http_request_method="GET",http_route="/404",http_response_status_code="404"} 1',
