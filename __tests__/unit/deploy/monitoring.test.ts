@@ -184,6 +184,18 @@ describe('the alerting rules', () => {
     }
   });
 
+  it('fire at the thresholds the docs state (client-counts.md, report-queue.md)', () => {
+    const expr = (alert: string) =>
+      rules.find((rule) => rule.alert === alert)?.expr.replace(/\s+/g, ' ') ?? '';
+    // Reloads above 1 % of the build files served, at least 1,000 of them, over 30 minutes.
+    const losing = expr('AppShellPagesLosingFiles');
+    expect(losing).toContain('> 0.01 * sum(increase(http_server_request_duration_seconds_count');
+    expect(losing).toContain('>= 1000');
+    expect(losing.match(/\[(\w+)\]/g)).toEqual(['[30m]', '[30m]', '[30m]', '[30m]']);
+    // The oldest waiting report older than 15 minutes.
+    expect(expr('AppShellReportsWaiting')).toMatch(/app_report_queue_oldest_age_seconds\{[^}]*\}\) > 900 $/);
+  });
+
   it('each have a severity, a summary and a description', () => {
     for (const rule of rules) {
       expect(['critical', 'warning']).toContain(rule.labels.severity);
