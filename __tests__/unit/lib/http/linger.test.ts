@@ -15,6 +15,8 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
+  // A test on the fake clock that hung (as a planted bug makes it) must not leave the next one on it.
+  jest.useRealTimers();
   server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
 });

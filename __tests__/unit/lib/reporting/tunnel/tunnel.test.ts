@@ -609,6 +609,9 @@ describe('what the tunnel counts', () => {
 });
 
 describe('what the tunnel does with a body it will not read', () => {
+  // A test on the fake clock that hung (as a planted bug makes it) must not leave the next one on it.
+  afterEach(() => jest.useRealTimers());
+
   /** Writes `requests` on one connection; the answers' status lines, and whether it was closed. */
   function onOneConnection(requests: string): Promise<{ statuses: string[]; closed: boolean }> {
     return new Promise((resolve) => {
