@@ -61,7 +61,9 @@ function command(sideBySide = false): { file: string; args: string[]; env: Recor
     JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { build: string } }
   ).scripts.build;
   const rest = script.replace(/^npm run build:server && /, '');
-  return { file: 'sh', args: ['-c', rest], env: checked ? { NEXT_TYPECHECK: 'off' } : {} };
+  // As npm runs a script: with the project's own binaries (`next`) first on PATH.
+  const PATH = `${path.join(ROOT, 'node_modules/.bin')}${path.delimiter}${process.env.PATH ?? ''}`;
+  return { file: 'sh', args: ['-c', rest], env: { PATH, ...(checked ? { NEXT_TYPECHECK: 'off' } : {}) } };
 }
 
 function buildEnv(distDir: string, extraEnv: Record<string, string>, own: Record<string, string>) {
