@@ -156,9 +156,14 @@ describe('a beacon refused', () => {
       if (!socket.write(chunk)) await new Promise((resolve) => setTimeout(resolve, 5));
       sent += chunk.length;
     }
+    const closedByServer = !open;
     if (open) socket.destroy();
     await closed;
-    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(closedByServer).toBe(true);
+    // The 413 is sent, but the body is refused unread: the kernel's reset for the unread bytes can
+    // overtake it (it did on Node 22 in CI; docs/client-counts.md says so). A beacon's sender never reads
+    // the answer. What arrives, if anything, is the 413.
+    expect(answer === '' ? 'reset first' : answer).toMatch(/^(reset first|HTTP\/1\.1 413 )/);
     expect(counted).toBe(0);
     // What the server read is what was in flight when it answered, not what the client kept sending.
     expect(bytesRead).toBeLessThan(4 * 1024 * 1024);
