@@ -81,6 +81,12 @@ describe("the server's transport", () => {
     expect(dropped.filter((d) => d === 'network_error transaction')).toHaveLength(2);
   });
 
+  it('has the bounds docs/performance.md states: 1,024 envelopes, 8 MiB, 16 connections, 5 s an exchange', () => {
+    // Written out, not read back: a changed bound must change this test (the tests below take
+    // small bounds, to reach them).
+    expect(TRANSPORT_LIMITS).toEqual({ envelopes: 1024, bytes: 8_388_608, connections: 16, timeoutMs: 5000 });
+  });
+
   it('holds at most its bytes, however few envelopes that is', async () => {
     answer = () => {};
     const { transport, dropped } = transportWith({ bytes: 1000, timeoutMs: 300 });
