@@ -11,6 +11,7 @@ import {
   prebuiltProduct,
   PUBLIC_FILES,
 } from '../support/product-build';
+import { eachLimited } from '../support/each-limited';
 import { seededRandom } from '../support/seeded-random';
 import { startServer, type RunningServer } from '../support/server';
 import { startServerProcess } from '../../scripts/lib/server-process';
@@ -180,16 +181,6 @@ function ask(origin: string, agent: http.Agent, method: string, target: string):
     req.on('error', (error) => resolve({ status: -1, location: error.message }));
     req.end();
   });
-}
-
-/** Runs `work` over `items`, `width` at a time. */
-async function eachLimited<T>(items: T[], width: number, work: (item: T) => Promise<void>) {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      while (next < items.length) await work(items[next++] as T);
-    }),
-  );
 }
 
 describe.each(CONFIGS)('the shell and bare next start on one build: $name', (product) => {

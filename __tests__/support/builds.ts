@@ -22,7 +22,14 @@ import {
   TRACING_DIST,
   WORKER_OFF_DIST,
 } from './paths';
-import { buildProductAsync, PARITY_PRODUCTS, prebuiltProduct, PRODUCTS_BUILT } from './product-build';
+import { eachLimited } from './each-limited';
+import {
+  buildProductAsync,
+  PARITY_PRODUCTS,
+  prebuiltProduct,
+  PRODUCTS_BUILT,
+  productsBuilt,
+} from './product-build';
 import { reportingBuild } from './reporting-build';
 import { freePort } from './server';
 
@@ -39,14 +46,17 @@ const noteBuilt = (distDir: string) => {
   process.env[BUILT] = [process.env[BUILT], distDir].filter(Boolean).join(',');
 };
 
+/** Whether `distDir` needs no build now: made already in this run, or kept with E2E_SKIP_BUILD=1. */
+const isKept = (distDir: string) =>
+  builtThisRun(distDir) ||
+  (process.env.E2E_SKIP_BUILD === '1' && existsSync(path.join(ROOT, distDir, 'BUILD_ID')));
+
 /**
  * `distDir`, built with `extraEnv`: made already in this run (by the set-up), kept with
  * E2E_SKIP_BUILD=1, or built now.
  */
 export function buildUnlessKept(distDir: string, extraEnv: Record<string, string>) {
-  if (builtThisRun(distDir)) return;
-  if (process.env.E2E_SKIP_BUILD === '1' && existsSync(path.join(ROOT, distDir, 'BUILD_ID'))) return;
-  npmBuild(distDir, extraEnv, 'inherit');
+  if (!isKept(distDir)) npmBuild(distDir, extraEnv);
 }
 
 /**
@@ -77,8 +87,8 @@ function built(distDir: string, status: number | null, stdout: string, first: bo
   if (first) process.env[CHECKED] = '1';
 }
 
-/** `npm run build` into `distDir`, its output also kept in `<distDir>/build-output.log`; throws when it fails. */
-export function npmBuild(distDir: string, extraEnv: Record<string, string>, output: 'inherit' | 'ignore') {
+/** `npm run build` into `distDir`, its output shown and kept in `<distDir>/build-output.log`; throws when it fails. */
+function npmBuild(distDir: string, extraEnv: Record<string, string>) {
   process.stdout.write(`\n[tests] npm run build → ${distDir}\n`);
   const { file, args, env } = command();
   const result = spawnSync(file, args, {
@@ -88,7 +98,7 @@ export function npmBuild(distDir: string, extraEnv: Record<string, string>, outp
     encoding: 'utf8',
     maxBuffer: 64 * 1024 * 1024,
   });
-  if (output === 'inherit') process.stdout.write(result.stdout ?? '');
+  process.stdout.write(result.stdout ?? '');
   built(distDir, result.status, result.stdout ?? '', file === 'npm');
 }
 
@@ -120,17 +130,12 @@ type Planned = [distDir: string, env: () => Record<string, string>];
 
 /** Builds the planned ones not kept, two at a time, in order; rejects once all ended if any failed. */
 async function twoAtATime(planned: Planned[]): Promise<void> {
-  const waiting = planned.filter(
-    ([distDir]) =>
-      !builtThisRun(distDir) &&
-      !(process.env.E2E_SKIP_BUILD === '1' && existsSync(path.join(ROOT, distDir, 'BUILD_ID'))),
-  );
   const failures: unknown[] = [];
-  const lane = async () => {
-    for (let next = waiting.shift(); next; next = waiting.shift())
-      await npmBuildAsync(next[0], next[1]()).catch((error: unknown) => failures.push(error));
-  };
-  await Promise.all([lane(), lane()]);
+  await eachLimited(
+    planned.filter(([distDir]) => !isKept(distDir)),
+    2,
+    ([distDir, env]) => npmBuildAsync(distDir, env()).catch((error: unknown) => void failures.push(error)),
+  );
   if (failures.length > 0) throw failures[0];
 }
 
@@ -192,23 +197,16 @@ export async function buildAll(suite: 'e2e' | 'reliability'): Promise<void> {
 
 async function buildProducts(): Promise<void> {
   const waiting = PARITY_PRODUCTS.filter((product) => !prebuiltProduct(product.name));
-  const lane = async () => {
-    for (let product = waiting.shift(); product; product = waiting.shift()) {
-      const dir = await buildProductAsync(product);
-      process.stdout.write(`\n[tests] product built → ${product.name} (${dir})\n`);
-      process.env[PRODUCTS_BUILT] = JSON.stringify({
-        ...(JSON.parse(process.env[PRODUCTS_BUILT] ?? '{}') as Record<string, string>),
-        [product.name]: dir,
-      });
-    }
-  };
-  await Promise.all([lane(), lane()]);
+  await eachLimited(waiting, 2, async (product) => {
+    const dir = await buildProductAsync(product);
+    process.stdout.write(`\n[tests] product built → ${product.name} (${dir})\n`);
+    process.env[PRODUCTS_BUILT] = JSON.stringify({ ...productsBuilt(), [product.name]: dir });
+  });
 }
 
 /** After the suite: the products no test removed (a run of some files only). */
 export function removeProducts(): void {
-  for (const dir of Object.values(JSON.parse(process.env[PRODUCTS_BUILT] ?? '{}') as Record<string, string>))
-    rmSync(dir, { recursive: true, force: true });
+  for (const dir of Object.values(productsBuilt())) rmSync(dir, { recursive: true, force: true });
 }
 
 export default async function globalSetup() {

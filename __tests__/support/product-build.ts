@@ -148,9 +148,14 @@ export async function buildProductAsync(product: ProductConfig): Promise<string>
 /** Where the set-up built each product in this run (a JSON map in the environment). */
 export const PRODUCTS_BUILT = 'APP_SHELL_PRODUCTS_BUILT';
 
+/** The products built before the tests in this run: each one's folder, by name. */
+export function productsBuilt(): Record<string, string> {
+  return JSON.parse(process.env[PRODUCTS_BUILT] ?? '{}') as Record<string, string>;
+}
+
 /** The folder of `name` built before the tests in this run, if it was. */
 export function prebuiltProduct(name: string): string | undefined {
-  return (JSON.parse(process.env[PRODUCTS_BUILT] ?? '{}') as Record<string, string>)[name];
+  return productsBuilt()[name];
 }
 
 /** The product copied and configured, not yet built: its folder, and the build's env and steps. */
