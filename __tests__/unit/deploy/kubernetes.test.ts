@@ -6,6 +6,7 @@ import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { readSettings } from '../../../lib/config/settings';
 import { DEFAULT_FLUSH_TIMEOUT_MS } from '../../../lib/lifecycle/graceful-shutdown';
+import { REFRESH_MS } from '../../../lib/fleet/directory';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const K8S = path.join(ROOT, 'deploy/kubernetes');
@@ -115,7 +116,10 @@ describe('Kubernetes Deployment', () => {
       DEFAULT_FLUSH_TIMEOUT_MS +
       config.reportHandoffTimeoutMs;
     expect(config.drainMs).toBeGreaterThan(0);
+    // 30 s (docs/operations.md), of which the steps above take 24.
+    expect(deployment.spec.template.spec.terminationGracePeriodSeconds).toBe(30);
     expect(deployment.spec.template.spec.terminationGracePeriodSeconds * 1000).toBeGreaterThanOrEqual(needed);
+    expect(needed).toBe(24_000);
   });
 
   it('gives every pod the hand-off secret from a Secret, never a value written here, and starts without it', () => {
@@ -221,8 +225,10 @@ describe('The fleet (docs/fleet.md)', () => {
       type: 'RollingUpdate',
       rollingUpdate: { maxUnavailable: 0, maxSurge: 1 },
     });
-    // Longer than the fleet's refresh (5 s), so every old pod knows the new one before the next goes.
-    expect(spec.minReadySeconds).toBeGreaterThan(5);
+    // 10 s (docs/fleet.md): longer than the fleet's refresh (5 s), so every old pod knows the new
+    // one before the next goes.
+    expect(spec.minReadySeconds).toBe(10);
+    expect(spec.minReadySeconds * 1000).toBeGreaterThan(REFRESH_MS);
   });
 });
 

@@ -22,12 +22,10 @@ const REMEMBERED_MAX_LENGTH = 256;
 /** Scrubs the shapes of secret that can appear anywhere in free text. */
 export function scrubText(text: string, depth = 0): string {
   // A cache, so whether a text is remembered changes the work and never the answer.
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: a cache's bounds, same answer
   if (depth !== 0 || text.length > REMEMBERED_MAX_LENGTH) return scrubTextNow(text, depth);
   const known = remembered.get(text);
   if (known !== undefined) return known;
   const scrubbed = scrubTextNow(text, 0);
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: a cache's bounds, same answer
   if (remembered.size >= REMEMBERED_MAX) remembered.clear();
   remembered.set(text, scrubbed);
   return scrubbed;

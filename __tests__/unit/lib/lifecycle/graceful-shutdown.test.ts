@@ -185,6 +185,28 @@ describe('graceful shutdown', () => {
   });
 });
 
+describe('the flush at exit, by default (docs/operations.md: at most 2 s)', () => {
+  afterEach(() => jest.useRealTimers());
+
+  it('waits 2 s for a before-exit task: not cut at 1,999 ms, cut at 2,000', async () => {
+    beforeExit('hang', () => new Promise(() => {}));
+    const exit = jest.fn();
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+    void installGracefulShutdown({
+      server,
+      requests,
+      drainMs: 0,
+      shutdownTimeoutMs: 0,
+      exit,
+      signals: [],
+    }).shutdown('t');
+    await jest.advanceTimersByTimeAsync(1999);
+    expect(exit).not.toHaveBeenCalled();
+    await jest.advanceTimersByTimeAsync(1);
+    expect(exit).toHaveBeenCalledWith(0);
+  });
+});
+
 describe('lifecycle state', () => {
   it('only moves forward', () => {
     expect(currentPhase()).toBe('ready');

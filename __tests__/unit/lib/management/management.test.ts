@@ -485,6 +485,20 @@ describe('the scraper that asks the main thread', () => {
     ).toBeNull();
   });
 
+  it('waits 5 s for the main thread by default (docs/management.md, docs/metrics.md): not given up at 4,999 ms, at 5,000', async () => {
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+    try {
+      let answer: MetricsText | null | 'waiting' = 'waiting';
+      void scraper(() => new Promise(() => {}), { reuseMs: 0 })().then((given) => (answer = given));
+      await jest.advanceTimersByTimeAsync(4999);
+      expect(answer).toBe('waiting');
+      await jest.advanceTimersByTimeAsync(1);
+      expect(answer).toBeNull();
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it('reuses an answer for less than the reuse time, and asks again at it', async () => {
     let asked = 0;
     const now = jest.spyOn(Date, 'now').mockReturnValue(1_000_000);
@@ -826,6 +840,27 @@ describe('the worker that serves them', () => {
         }
       },
     );
+
+    it('writes the heartbeat every 100 ms by default (docs/management.md): not at 99 ms, at 100 and 200', async () => {
+      let beats = 0;
+      const management = await startManagement({
+        ...options(path.join(FIXTURES, 'listens.cjs'), jest.fn()),
+        loopDelayMs: () => (beats += 1),
+        // Decided never, so that only the beat's timer writes.
+        readiness: () => new Promise(() => {}),
+      });
+      try {
+        const started = beats;
+        await jest.advanceTimersByTimeAsync(99);
+        expect(beats).toBe(started);
+        await jest.advanceTimersByTimeAsync(1);
+        expect(beats).toBe(started + 1);
+        await jest.advanceTimersByTimeAsync(100);
+        expect(beats).toBe(started + 2);
+      } finally {
+        await management.stop();
+      }
+    });
   });
 
   it('stops with the listener, without a restart', async () => {

@@ -525,6 +525,45 @@ describe('the stage: only a peer of the deployment hands reports over', () => {
     expect(JSON.parse(busy.body).detail).toMatch(/another peer/);
   });
 
+  it('holds 16 MiB of hand-offs being read at once by default (docs/report-queue.md): a body that fits beside them is taken, one byte more is refused', async () => {
+    const { queue } = open();
+    await queue.start();
+    const base = await stageServer(queue);
+    const { port } = new URL(base);
+    // Sixteen envelopes of 1 MiB, each one byte short: 16 MiB - 16 bytes held while they wait for it.
+    const held = Array.from({ length: 16 }, () => {
+      const req = http.request({
+        host: '127.0.0.1',
+        port,
+        path: REPORTS_HANDOFF_PATH,
+        method: 'POST',
+        agent: false,
+        headers: { ...handOffHeaders(), 'content-length': String(HANDOFF_MAX_ENVELOPE_BYTES) },
+      });
+      req.on('error', () => {});
+      req.write(Buffer.alloc(HANDOFF_MAX_ENVELOPE_BYTES - 1, 'x'));
+      return req;
+    });
+    try {
+      const ask = (bytes: number) =>
+        rawRequest(base, REPORTS_HANDOFF_PATH, {
+          method: 'POST',
+          headers: handOffHeaders(),
+          body: 'y'.repeat(bytes),
+        });
+      // Until the stage has read all sixteen, 17 bytes still fit; then never again while they wait.
+      const until = Date.now() + 5000;
+      let answer = await ask(17);
+      while (answer.status !== 503 && Date.now() < until) answer = await ask(17);
+      expect(answer.status).toBe(503);
+      expect(JSON.parse(answer.body).detail).toMatch(/Too many hand-offs at once/);
+      // 16 bytes fit exactly: read and taken (a peer with the secret is trusted with what it hands over).
+      expect((await ask(16)).status).toBe(200);
+    } finally {
+      for (const req of held) req.destroy();
+    }
+  });
+
   it('refuses an envelope that comes too slowly (408)', async () => {
     const { queue } = open();
     await queue.start();
@@ -683,6 +722,28 @@ describe('handing over at a stop', () => {
     // Not a timing promise: a hang would take the test's own 5 s.
     expect(Date.now() - started).toBeLessThan(4000);
     silent.closeAllConnections();
+  });
+
+  it('gives one peer 3 s to answer one envelope (docs/report-queue.md), within the whole hand-off’s time', async () => {
+    const { queue } = await waitingQueue([1]);
+    const silent = http.createServer(() => {});
+    servers.push(silent);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    // AbortSignal.timeout runs on a clock Jest cannot move: the bound is read where it is set.
+    const timeout = jest.spyOn(AbortSignal, 'timeout');
+    try {
+      await handOffReports({
+        queue,
+        peers: () => [`http://127.0.0.1:${(silent.address() as AddressInfo).port}`],
+        secret: SECRET,
+        timeoutMs: 100,
+      });
+      // The whole hand-off's time, then the one offer's.
+      expect(timeout.mock.calls).toEqual([[100], [3000]]);
+    } finally {
+      timeout.mockRestore();
+      silent.closeAllConnections();
+    }
   });
 
   it('says what it gave and what it left: an info line when all went, a warning and a count by source when some stay', async () => {

@@ -297,6 +297,24 @@ describe('the order it sends in, and how many at once', () => {
     expect(sent.map(({ id }) => id)).toEqual([1, 1]);
   });
 
+  it('holds everything 60 s after a 429 that names no limit (docs/report-queue.md): not tried at 59,999 ms, tried at 60,000', async () => {
+    const { queue, sent, state } = harness();
+    state.reply = () => answer(429);
+    await queue.start();
+    const started = Date.now();
+    expect(await queue.submit('server', envelope(1))).toMatchObject({
+      kind: 'answered',
+      reply: { status: 429 },
+    });
+    state.reply = () => answer(200);
+    // Another category: "all" is held, not only the one that was limited.
+    await queue.submit('server', envelope(2, 'transaction'));
+    await jest.advanceTimersByTimeAsync(59_999 - (Date.now() - started));
+    expect(sent.map(({ id }) => id)).toEqual([1]);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(sent.map(({ id }) => id).sort()).toEqual([1, 1, 2]);
+  });
+
   it('looks again when the first of several rate limits ends, not the last', async () => {
     const { queue, sent, state, wait } = harness();
     state.reply = () => answer(429, { rateLimits: '60:error:organization, 120:transaction:organization' });
