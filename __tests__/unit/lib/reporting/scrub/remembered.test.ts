@@ -3,16 +3,19 @@
 // the work is what these tests count: how often the pattern table reads a text.
 type ScrubText = (text: string) => string;
 
+// Paths written out, not in a constant: Jest finds a test's modules (and StrykerJS the tests that
+// reach a module) by reading them. The pattern table is loaded here, once, as every other test file
+// loads it: loaded inside a test, its table's mutants would count as this test's alone, which only
+// counts reads (docs/mutation-testing.md, static mutants).
+const actual: typeof import('../../../../../lib/reporting/scrub/patterns') = jest.requireActual(
+  '../../../../../lib/reporting/scrub/patterns',
+);
+
 /** A fresh module (an empty memory) whose pattern table counts the texts it reads. */
 function freshScrubText(): { scrubText: ScrubText; reads: (text: string) => number } {
   const read: string[] = [];
   let scrubText!: ScrubText;
   jest.isolateModules(() => {
-    // Paths written out, not in a constant: Jest finds a test's modules (and StrykerJS the tests
-    // that reach a module) by reading them.
-    const actual: typeof import('../../../../../lib/reporting/scrub/patterns') = jest.requireActual(
-      '../../../../../lib/reporting/scrub/patterns',
-    );
     jest.doMock('../../../../../lib/reporting/scrub/patterns', () => ({
       ...actual,
       scrubSecretShapes: (text: string) => {
