@@ -103,8 +103,16 @@ function specifiersOf(file: string, runtime: Runtime): string[] {
   return found;
 }
 
-/** Every module a bundle for `runtime` reaches from `entries` (paths relative to `root`). */
-export function reachedFrom(root: string, entries: string[], runtime: Runtime): Reached {
+/**
+ * Every module a bundle for `runtime` reaches from `entries` (paths relative to `root`); what the
+ * files in `notFollowed` import is not followed (they are listed, not read).
+ */
+export function reachedFrom(
+  root: string,
+  entries: string[],
+  runtime: Runtime,
+  notFollowed: string[] = [],
+): Reached {
   const files = new Map<string, string[]>();
   const modules = new Map<string, string[]>();
   const queue: [string, string[]][] = entries.map((entry) => [path.join(root, entry), []]);
@@ -115,6 +123,7 @@ export function reachedFrom(root: string, entries: string[], runtime: Runtime): 
     const chain = [...via, name];
     files.set(name, chain);
     if (!/\.[cm]?[jt]sx?$/.test(file)) continue; // styles and data
+    if (notFollowed.includes(name)) continue;
     for (const specifier of specifiersOf(file, runtime)) {
       const resolved = ts.resolveModuleName(specifier, file, OPTIONS, ts.sys).resolvedModule;
       const target = resolved?.resolvedFileName;
