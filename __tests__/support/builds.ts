@@ -32,7 +32,6 @@ import {
 } from './product-build';
 import { reportingBuild } from './reporting-build';
 import { freePort } from './server';
-import { startOtherLane } from './e2e-lanes.cjs';
 
 /** What `npm run build` printed, kept inside the build it made. */
 export const BUILD_OUTPUT = 'build-output.log';
@@ -212,6 +211,4 @@ export function removeProducts(): void {
 
 export default async function globalSetup() {
   await buildAll('e2e');
-  // `npm test`: the files that do not share the reporting ingest start now, beside these.
-  startOtherLane();
 }

@@ -103,16 +103,8 @@ function specifiersOf(file: string, runtime: Runtime): string[] {
   return found;
 }
 
-/**
- * Every module a bundle for `runtime` reaches from `entries` (paths relative to `root`); what the
- * files in `notFollowed` import is not followed (they are listed, not read).
- */
-export function reachedFrom(
-  root: string,
-  entries: string[],
-  runtime: Runtime,
-  notFollowed: string[] = [],
-): Reached {
+/** Every module a bundle for `runtime` reaches from `entries` (paths relative to `root`). */
+export function reachedFrom(root: string, entries: string[], runtime: Runtime): Reached {
   const files = new Map<string, string[]>();
   const modules = new Map<string, string[]>();
   const queue: [string, string[]][] = entries.map((entry) => [path.join(root, entry), []]);
@@ -123,7 +115,6 @@ export function reachedFrom(
     const chain = [...via, name];
     files.set(name, chain);
     if (!/\.[cm]?[jt]sx?$/.test(file)) continue; // styles and data
-    if (notFollowed.includes(name)) continue;
     for (const specifier of specifiersOf(file, runtime)) {
       const resolved = ts.resolveModuleName(specifier, file, OPTIONS, ts.sys).resolvedModule;
       const target = resolved?.resolvedFileName;
