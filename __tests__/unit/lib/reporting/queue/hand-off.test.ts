@@ -338,6 +338,20 @@ const handOffHeaders = (id = 1) => ({
   [INGEST_HEADERS_HEADER]: JSON.stringify({ 'user-agent': `ua ${id}` }),
 });
 
+/** A hand-off to the stage on `port` that declares `declared` bytes, sends `sent`, and waits. */
+function partialHandOff(port: string, declared: number, sent: string | Buffer) {
+  const req = http.request({
+    host: '127.0.0.1',
+    port,
+    path: REPORTS_HANDOFF_PATH,
+    method: 'POST',
+    agent: false,
+    headers: { ...handOffHeaders(), 'content-length': String(declared) },
+  });
+  req.write(sent);
+  return req;
+}
+
 describe('the stage: only a peer of the deployment hands reports over', () => {
   it('takes an envelope with the secret and says whether it was new', async () => {
     const { queue } = open();
@@ -531,19 +545,12 @@ describe('the stage: only a peer of the deployment hands reports over', () => {
     const base = await stageServer(queue);
     const { port } = new URL(base);
     // Sixteen envelopes of 1 MiB, each one byte short: 16 MiB - 16 bytes held while they wait for it.
-    const held = Array.from({ length: 16 }, () => {
-      const req = http.request({
-        host: '127.0.0.1',
-        port,
-        path: REPORTS_HANDOFF_PATH,
-        method: 'POST',
-        agent: false,
-        headers: { ...handOffHeaders(), 'content-length': String(HANDOFF_MAX_ENVELOPE_BYTES) },
-      });
-      req.on('error', () => {});
-      req.write(Buffer.alloc(HANDOFF_MAX_ENVELOPE_BYTES - 1, 'x'));
-      return req;
-    });
+    const held = Array.from({ length: 16 }, () =>
+      partialHandOff(port, HANDOFF_MAX_ENVELOPE_BYTES, Buffer.alloc(HANDOFF_MAX_ENVELOPE_BYTES - 1, 'x')).on(
+        'error',
+        () => {},
+      ),
+    );
     try {
       const ask = (bytes: number) =>
         rawRequest(base, REPORTS_HANDOFF_PATH, {
@@ -570,13 +577,8 @@ describe('the stage: only a peer of the deployment hands reports over', () => {
     const base = await stageServer(queue);
     const { port } = new URL(base);
     const status = await new Promise<number | undefined>((resolve, reject) => {
-      const req = http.request({
-        host: '127.0.0.1',
-        port,
-        path: REPORTS_HANDOFF_PATH,
-        method: 'POST',
-        headers: { ...handOffHeaders(), 'content-length': '100' },
-      });
+      // Ten of the hundred bytes, then nothing.
+      const req = partialHandOff(port, 100, 'x'.repeat(10));
       req.on('response', (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -586,8 +588,6 @@ describe('the stage: only a peer of the deployment hands reports over', () => {
         });
       });
       req.on('error', reject);
-      // Ten of the hundred bytes, then nothing.
-      req.write('x'.repeat(10));
     });
     expect(status).toBe(408);
   });
