@@ -1,5 +1,6 @@
 // The mutation score of each folder StrykerJS mutates, from its JSON report (docs/mutation-testing.md).
-// `node scripts/mutation-scores.mjs [report.json] [--list] [--kept=file.json] [--require-bar]`;
+// `node scripts/mutation-scores.mjs [report.json] [--list] [--kept=file.json] [--require-bar]
+// [--not-yet=folder,folder]`;
 // `--list` names every unexplained survivor.
 // The bar (85 %) holds per folder: Stryker's own `thresholds.break` only judges the total, where a
 // folder tested well could hide one that is not. Counted as the issue that asked for it says, and
@@ -47,7 +48,7 @@ export function scoresOf(report, names = folders) {
     const files = Object.fromEntries(
       Object.entries(report.files).filter(([name]) => {
         const file = relativeName(name);
-        return file.startsWith(`${folder}/`) && !leftOut.has(file);
+        return (file === folder || file.startsWith(`${folder}/`)) && !leftOut.has(file);
       }),
     );
     const { metrics } = calculateMetrics(files);
@@ -130,11 +131,15 @@ function main() {
     if (row.unexplained.length < (kept[row.folder] ?? 0))
       console.log(`${row.folder}: ${row.unexplained.length} left; lower it in ${keptFile}.`);
   }
-  // Until every folder has reached the bar, only `--require-bar` makes a folder under it fail; the
-  // kept survivors above stop any folder from falling further meanwhile.
+  // `--require-bar` makes a folder under the bar fail, but for the folders `--not-yet=a,b` names:
+  // ones newly mutated, whose survivors are still being killed. The kept survivors above stop
+  // those from falling further meanwhile.
+  const notYet = (process.argv.find((arg) => arg.startsWith('--not-yet='))?.slice('--not-yet='.length) ?? '')
+    .split(',')
+    .filter(Boolean);
   const under = underTheBar(rows);
   if (under.length > 0) {
-    failed ||= process.argv.includes('--require-bar');
+    failed ||= process.argv.includes('--require-bar') && under.some((row) => !notYet.includes(row.folder));
     console.error(`Under the bar of ${BAR} %: ${under.map((row) => row.folder).join(', ')}`);
   }
   if (failed) process.exit(1);

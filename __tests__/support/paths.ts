@@ -1,6 +1,13 @@
 import path from 'node:path';
 
 export const ROOT = path.resolve(__dirname, '../..');
+/**
+ * The project's own sources. Mutation testing runs the unit tests in a copy of the project
+ * (`.stryker-tmp/sandbox-…`) whose sources carry StrykerJS's instrumentation, some kilobytes a file:
+ * a test that reads a source as text (to weigh what it compiles to, to list what it declares) reads
+ * the project's own, and leaves that file's mutants to the tests that run it.
+ */
+export const SOURCE_ROOT = ROOT.replace(/[\\/]\.stryker-tmp[\\/][^\\/]+$/, '');
 /** The production build, exactly as `npm run build` makes it. */
 export const PRODUCTION_DIST = '.next';
 /**

@@ -3,8 +3,9 @@ import path from 'node:path';
 import ts from 'typescript';
 import { writeServiceWorker } from '../../../scripts/service-worker';
 import { FAKE_CSS, fakeBuild } from '../../support/fake-build';
+import { SOURCE_ROOT } from '../../support/paths';
 
-const SOURCES = path.resolve(__dirname, '../../../lib/service-worker');
+const SOURCES = path.join(SOURCE_ROOT, 'lib/service-worker');
 let root: string;
 let compiled: string;
 const saved = { ...process.env };

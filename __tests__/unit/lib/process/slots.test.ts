@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { processSlot } from '../../../../lib/process/slots';
+import { SOURCE_ROOT } from '../../../support/paths';
 
 const slot = processSlot<string>('test.slot');
 afterEach(() => slot.clear());
@@ -34,7 +35,7 @@ describe('process slots', () => {
   });
 
   it('are each declared once in the app, by their owner', () => {
-    const root = path.resolve(__dirname, '../../../../lib');
+    const root = path.join(SOURCE_ROOT, 'lib');
     const names = readdirSync(root, { recursive: true, encoding: 'utf8' })
       .filter((file) => file.endsWith('.ts') && !file.endsWith('slots.ts'))
       .flatMap((file) => [

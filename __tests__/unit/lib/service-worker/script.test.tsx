@@ -14,8 +14,9 @@ import {
 import type { WorkerSettings } from '../../../../lib/service-worker/worker';
 
 import { copyIn } from '../../../../components/error-screen/copy/languages';
+import { SOURCE_ROOT } from '../../../support/paths';
 
-const FOLDER = path.resolve(__dirname, '../../../../lib/service-worker');
+const FOLDER = path.join(SOURCE_ROOT, 'lib/service-worker');
 /** As tsconfig.server.json compiles them for `npm run build`. */
 function compiled(file: string): string {
   const source = readFileSync(path.join(FOLDER, file), 'utf8');
