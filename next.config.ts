@@ -33,7 +33,10 @@ function buildFolder() {
     distDir: readVariable('distDir', process.env, problems),
     output: readVariable('output', process.env, problems),
     typecheck: readVariable('typecheck', process.env, problems),
+    traces: readVariable('traces', process.env, problems),
   };
+  if (folder.traces === 'off' && folder.output === 'standalone')
+    problems.push('NEXT_TRACES=off cannot build NEXT_OUTPUT=standalone, which is made from the traces');
   if (problems.length > 0) {
     console.error(`Invalid build configuration: ${problems.join('; ')}.`);
     process.exit(1);
@@ -45,7 +48,7 @@ function buildFolder() {
 const TRACING_LAYER = 'app-shell-tracing';
 
 export default function nextConfig(phase: string): NextConfig {
-  const { distDir, output, typecheck } = buildFolder();
+  const { distDir, output, typecheck, traces } = buildFolder();
   const dev = phase === PHASE_DEVELOPMENT_SERVER;
   // Inlined into every bundle at build time: one release and one reporting setup for browser,
   // server and health. The running production server reads the build's values instead (see
@@ -55,6 +58,9 @@ export default function nextConfig(phase: string): NextConfig {
     poweredByHeader: false,
     // NEXT_TYPECHECK=off: the sources were checked already (npm run typecheck, an earlier build).
     typescript: { ignoreBuildErrors: typecheck === 'off' },
+    // NEXT_TRACES=off: every file left out of every trace (`next-server` and each page match `**`),
+    // so Next's file tracer reads nothing. Next has no switch of its own for webpack builds.
+    ...(traces === 'off' ? { outputFileTracingExcludes: { '**': ['**'] } } : {}),
     // The image optimizer (/_next/image) stays off: the shell serves no images, and the optimizer
     // fetches, decodes and re-encodes whatever a query string names, and answers 500 to some
     // malformed ones. With this, /_next/image is a 404 and next/image serves files as they are.

@@ -16,6 +16,7 @@ export const REFUSED: Record<string, string[] | null> = {
   SENTRY_IN_DEVELOPMENT: ['true', 'yes', '2', 'on'],
   SERVICE_WORKER: ['true', '1', 'ON', 'disabled'],
   NEXT_TYPECHECK: ['false', '0', 'OFF', 'skip'],
+  NEXT_TRACES: ['false', '0', 'OFF', 'none'],
   SCREEN_LANGUAGES: ['xx', 'en,,fr', 'en,en', 'EN', 'en;fr', 'fr-CA'],
   SCREEN_DEFAULT_LANGUAGE: ['xx', 'EN', 'en,fr', 'fr-CA'],
   SENTRY_ENVIRONMENT: null,
