@@ -1,12 +1,13 @@
-// Builds what the browser and reliability tests run against, once per run, before any test: the
-// production build with the README's `npm run build` as it is (the compiled server, then `next
-// build`, which checks the types), then every other build the suites serve, two at a time on the
-// two cores, each with the same build steps less what the first already did for the same sources
-// (compiling the server to dist/, and Next's TypeScript check: NEXT_TYPECHECK=off). A test file
-// asks for its build by name (`buildUnlessKept`) and finds it made, or, run alone, makes it then.
-// E2E_SKIP_BUILD=1 reuses existing builds while iterating on tests.
+// Builds what the browser and reliability tests run against, once per run, before any test, two at
+// a time on the two cores: the production build with the README's `npm run build` as it is (the
+// compiled server, then `next build`, which checks the types), and beside it every other build the
+// suites serve, each with the same build steps less what the first does for the same sources
+// (compiling the server to dist/, and Next's TypeScript check: NEXT_TYPECHECK=off) and less the file
+// traces `npm start` never reads (NEXT_TRACES=off). A test file asks for its build by name
+// (`buildUnlessKept`) and finds it made, or, run alone, makes it then. E2E_SKIP_BUILD=1 reuses
+// existing builds while iterating on tests.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   FIXTURE_DIST,
@@ -40,6 +41,9 @@ export const BUILD_OUTPUT = 'build-output.log';
 const BUILT = 'APP_SHELL_BUILT_THIS_RUN';
 /** Set once a build of this run has compiled the server and checked the types. */
 const CHECKED = 'APP_SHELL_TYPES_CHECKED';
+/** The copy of dist/ the builds beside the README's read their build steps from, and its mark. */
+const SIDE_DIST = '.next-dist-copy';
+const SIDE_DIST_MADE = 'APP_SHELL_SIDE_DIST_MADE';
 
 const builtThisRun = (distDir: string) => (process.env[BUILT] ?? '').split(',').includes(distDir);
 const noteBuilt = (distDir: string) => {
@@ -60,20 +64,29 @@ export function buildUnlessKept(distDir: string, extraEnv: Record<string, string
 }
 
 /**
- * The build command: the README's `npm run build` whole for the run's first build; after it, the
- * same steps less compiling the server (dist/ is made, and two builds at once must not both write
- * it) and with NEXT_TYPECHECK=off (these sources were checked).
+ * The build command: the README's `npm run build` whole for the run's first build (`readme`); the
+ * others run the same steps less compiling the server (two builds at once must not both write
+ * dist/), from a copy of dist/ when the set-up made one (`SIDE_DIST`: the README's build, beside
+ * them, compiles dist/ again), with NEXT_TYPECHECK=off (the README's build checks these sources, and
+ * the set-up fails with it) and NEXT_TRACES=off (they are served with `npm start`, which reads no
+ * file trace; the standalone build asks for its traces back).
  */
-function command(sideBySide = false): { file: string; args: string[]; env: Record<string, string> } {
-  const checked = process.env[CHECKED] === '1';
-  if (!checked && !sideBySide) return { file: 'npm', args: ['run', '--silent', 'build'], env: {} };
+function command(readme = false): { file: string; args: string[]; env: Record<string, string> } {
+  if (readme) return { file: 'npm', args: ['run', '--silent', 'build'], env: {} };
   const script = (
     JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { build: string } }
   ).scripts.build;
-  const rest = script.replace(/^npm run build:server && /, '');
+  const side = process.env[SIDE_DIST_MADE] === '1';
+  const rest = script
+    .replace(/^npm run build:server && /, '')
+    .replaceAll('node dist/', side ? `node ${SIDE_DIST}/` : 'node dist/');
   // As npm runs a script: with the project's own binaries (`next`) first on PATH.
   const PATH = `${path.join(ROOT, 'node_modules/.bin')}${path.delimiter}${process.env.PATH ?? ''}`;
-  return { file: 'sh', args: ['-c', rest], env: { PATH, ...(checked ? { NEXT_TYPECHECK: 'off' } : {}) } };
+  return {
+    file: 'sh',
+    args: ['-c', rest],
+    env: { PATH, NEXT_TRACES: 'off', NEXT_TYPECHECK: 'off' },
+  };
 }
 
 function buildEnv(distDir: string, extraEnv: Record<string, string>, own: Record<string, string>) {
@@ -90,7 +103,8 @@ function built(distDir: string, status: number | null, stdout: string, first: bo
 /** `npm run build` into `distDir`, its output shown and kept in `<distDir>/build-output.log`; throws when it fails. */
 function npmBuild(distDir: string, extraEnv: Record<string, string>) {
   process.stdout.write(`\n[tests] npm run build → ${distDir}\n`);
-  const { file, args, env } = command();
+  const readme = process.env[CHECKED] !== '1';
+  const { file, args, env } = command(readme);
   const result = spawnSync(file, args, {
     cwd: ROOT,
     env: buildEnv(distDir, extraEnv, env),
@@ -99,12 +113,12 @@ function npmBuild(distDir: string, extraEnv: Record<string, string>) {
     maxBuffer: 64 * 1024 * 1024,
   });
   process.stdout.write(result.stdout ?? '');
-  built(distDir, result.status, result.stdout ?? '', file === 'npm');
+  built(distDir, result.status, result.stdout ?? '', readme);
 }
 
-/** The same, without waiting: for builds made side by side once the first is made. */
-function npmBuildAsync(distDir: string, extraEnv: Record<string, string>): Promise<void> {
-  const { file, args, env } = command(true);
+/** The same, without waiting: for builds made side by side. */
+function npmBuildAsync(distDir: string, extraEnv: Record<string, string>, readme = false): Promise<void> {
+  const { file, args, env } = command(readme);
   return new Promise((resolve, reject) => {
     const child = spawn(file, args, {
       cwd: ROOT,
@@ -117,7 +131,7 @@ function npmBuildAsync(distDir: string, extraEnv: Record<string, string>): Promi
     child.on('close', (status) => {
       process.stdout.write(`\n[tests] npm run build → ${distDir}\n${stdout}`);
       try {
-        built(distDir, status, stdout, false);
+        built(distDir, status, stdout, readme);
         resolve();
       } catch (error) {
         reject(error instanceof Error ? error : new Error(String(error)));
@@ -126,7 +140,7 @@ function npmBuildAsync(distDir: string, extraEnv: Record<string, string>): Promi
   });
 }
 
-type Planned = [distDir: string, env: () => Record<string, string>];
+type Planned = [distDir: string, env: () => Record<string, string>, readme?: 'readme'];
 
 /** Builds the planned ones not kept, two at a time, in order; rejects once all ended if any failed. */
 async function twoAtATime(planned: Planned[]): Promise<void> {
@@ -134,9 +148,23 @@ async function twoAtATime(planned: Planned[]): Promise<void> {
   await eachLimited(
     planned.filter(([distDir]) => !isKept(distDir)),
     2,
-    ([distDir, env]) => npmBuildAsync(distDir, env()).catch((error: unknown) => void failures.push(error)),
+    ([distDir, env, readme]) =>
+      npmBuildAsync(distDir, env(), readme === 'readme').catch((error: unknown) => void failures.push(error)),
   );
   if (failures.length > 0) throw failures[0];
+}
+
+/**
+ * The server compiled to dist/ and copied to `SIDE_DIST`, so that builds can run beside the
+ * README's `npm run build`: it compiles dist/ again, and a script read while tsc writes it could be
+ * read half written.
+ */
+function copyCompiledServer(): void {
+  const result = spawnSync('npm', ['run', '--silent', 'build:server'], { cwd: ROOT, stdio: 'inherit' });
+  if (result.status !== 0) throw new Error(`npm run build:server failed (exit ${result.status})`);
+  rmSync(path.join(ROOT, SIDE_DIST), { recursive: true, force: true });
+  cpSync(path.join(ROOT, 'dist'), path.join(ROOT, SIDE_DIST), { recursive: true });
+  process.env[SIDE_DIST_MADE] = '1';
 }
 
 /** The DSN the reporting build baked in: the same local ingest for the builds made from it. */
@@ -146,7 +174,7 @@ const reportingDsn = () => reportingBuild().dsn;
 const E2E_ONLY: Planned[] = [
   [WORKER_OFF_DIST, () => ({ APP_SHELL_FIXTURES: '1', SERVICE_WORKER: 'off' })],
   [FLEET_C_DIST, () => ({ APP_SHELL_FIXTURES: '1' })],
-  [STANDALONE_DIST, () => ({ NEXT_OUTPUT: 'standalone' })],
+  [STANDALONE_DIST, () => ({ NEXT_OUTPUT: 'standalone', NEXT_TRACES: 'on' })],
   // Carries the fixture build's files, so after it.
   [FLEET_B_DIST, () => ({ APP_SHELL_FIXTURES: '1', KEEP_STATIC_FROM: `${FIXTURE_DIST}/static` })],
   [
@@ -170,11 +198,13 @@ export function plannedEnv(distDir: string): Record<string, string> {
 
 /** Every build a suite serves: the shared ones, then its own (`suite`), two at a time after the first. */
 export async function buildAll(suite: 'e2e' | 'reliability'): Promise<void> {
-  buildUnlessKept(PRODUCTION_DIST, {});
   // The DSN is baked into the browser bundle, so the local ingest's port is chosen now; the tests
   // read it back from the build (support/reporting-build.ts) and listen on it.
   const ingestPort = await freePort();
+  // The README's build first, in one lane, and the others beside it in the second.
+  if (!isKept(PRODUCTION_DIST)) copyCompiledServer();
   await twoAtATime([
+    [PRODUCTION_DIST, () => ({}), 'readme'],
     // Port 9 (discard): nothing listens; only the bytes and the SDK files of this build are examined.
     // With tracing on, the heaviest first-load JS a build can have (lib/reporting/browser/reporter.ts).
     [

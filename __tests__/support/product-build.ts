@@ -214,7 +214,8 @@ function prepareProduct(product: ProductConfig) {
       '',
     ].join('\n'),
   );
-  const env = { ...process.env, NEXT_TELEMETRY_DISABLED: '1', NEXT_DIST_DIR: '.next' };
+  // Served with `next start` and the shell's server, never as the standalone folder: no file traces.
+  const env = { ...process.env, NEXT_TELEMETRY_DISABLED: '1', NEXT_DIST_DIR: '.next', NEXT_TRACES: 'off' };
   const steps = [
     ['node_modules/next/dist/bin/next', 'build', '--webpack'],
     ['dist/scripts/source-maps.js'],
