@@ -18,8 +18,9 @@ const LEVELS: Record<'log' | 'info' | 'debug' | 'warn' | 'error' | 'trace', Leve
 
 // ANSI colour codes.
 const COLOUR = /\u001b\[[0-9;]*m/g;
-// The glyph Next puts before its messages (✓ ⚠ ⨯ ○ ▲ and the like).
-const GLYPH = /^\s*[^\p{L}\p{N}\s[("'`/]{1,2}\s+/u;
+// The glyph Next puts before its messages (✓ ⚠ ⨯ ○ ▲ and the like), and the space after it (the
+// rest of the spaces, trim() takes).
+const GLYPH = /^\s*[^\p{L}\p{N}\s[("'`/]{1,2}\s/u;
 
 /** The console's words as plain text, without colours or Next's leading glyph, and scrubbed. */
 export function plainText(args: unknown[]): string {

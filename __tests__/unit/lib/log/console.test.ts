@@ -86,3 +86,65 @@ describe('errorFields', () => {
     expect(errorFields(undefined)).toEqual({ type: 'undefined', message: 'undefined' });
   });
 });
+
+describe('plainText: the glyph Next puts before its words', () => {
+  it.each([
+    ['✓ Ready in 120ms', 'Ready in 120ms'],
+    ['   ⚠ Slow page', 'Slow page'],
+    // A glyph of two code points: the sign and its emoji presentation selector.
+    ['⚠️ Slow page', 'Slow page'],
+    ['▲  Next.js 16.4.5', 'Next.js 16.4.5'],
+  ])('%j is %j', (line, words) => {
+    expect(plainText([line])).toBe(words);
+  });
+
+  it('leaves a symbol that is not followed by a space, and three in a row', () => {
+    expect(plainText(['✓Ready'])).toBe('✓Ready');
+    expect(plainText(['*** Ready'])).toBe('*** Ready');
+  });
+
+  it('ends without the line break Next writes after its words', () => {
+    expect(plainText(['Compiled /_error\n'])).toBe('Compiled /_error');
+  });
+});
+
+describe('captureConsole: what it leaves out', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  it('writes no line for a console call with nothing to say', () => {
+    const stdout = jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    const target = { ...console };
+    captureConsole(target, new EventEmitter() as unknown as NodeJS.Process);
+    target.log();
+    target.log('\u001b[32m\u001b[39m  ');
+    expect(stdout).not.toHaveBeenCalled();
+  });
+});
+
+describe('errorFields: errors shaped oddly', () => {
+  it('names an error with no name by its class, then as an Error', () => {
+    class QuotaError extends Error {}
+    const named = Object.assign(new QuotaError('over'), { name: '' });
+    expect(errorFields(named).type).toBe('QuotaError');
+    const bare = Object.assign(new Error('over'), { name: '' });
+    Object.defineProperty(bare, 'constructor', { value: undefined });
+    expect(errorFields(bare).type).toBe('Error');
+  });
+
+  it('has no stack field for an error without a stack, and no code unless it is a string', () => {
+    const error = Object.assign(new Error('no stack'), { code: 42 });
+    error.stack = undefined;
+    const fields = errorFields(error);
+    expect(fields).toStrictEqual({ type: 'Error', message: 'no stack' });
+  });
+
+  it('does not throw for an error whose properties do, and says it could not describe it', () => {
+    const hostile = new Error('x');
+    Object.defineProperty(hostile, 'name', {
+      get() {
+        throw new Error('no name for you');
+      },
+    });
+    expect(errorFields(hostile)).toEqual({ type: 'unknown', message: 'the error could not be described' });
+  });
+});

@@ -1,5 +1,6 @@
 import { guardStream, writeGuarded } from '../../../../lib/log/destination';
 import { log, logEnabled, setLogLevel } from '../../../../lib/log/logger';
+import { processSlot } from '../../../../lib/process/slots';
 
 afterEach(() => {
   jest.restoreAllMocks();
@@ -139,5 +140,44 @@ describe('a log stream whose reader has gone', () => {
     expect(stream.listenerCount('error')).toBe(1);
     guardStream(stream);
     expect(stream.listenerCount('error')).toBe(1);
+  });
+});
+
+describe('a stream that reported an error', () => {
+  it('is written to no more, once its error event has come', () => {
+    const { EventEmitter } = jest.requireActual<typeof import('node:events')>('node:events');
+    const write = jest.fn(() => true);
+    const stream = Object.assign(new EventEmitter(), { write }) as unknown as NodeJS.WritableStream;
+    writeGuarded(stream, '{"event":"first"}\n');
+    stream.emit('error', Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
+    writeGuarded(stream, '{"event":"second"}\n');
+    expect(write).toHaveBeenCalledTimes(1);
+  });
+
+  it('is marked under keys every copy of the module shares, in every bundle', () => {
+    const { EventEmitter } = jest.requireActual<typeof import('node:events')>('node:events');
+    const stream = Object.assign(new EventEmitter(), {
+      write: () => true,
+    }) as unknown as NodeJS.WritableStream;
+    guardStream(stream);
+    stream.emit('error', new Error('write EPIPE'));
+    const marks = stream as unknown as Record<symbol, unknown>;
+    expect(marks[Symbol.for('app-shell.log.guarded')]).toBe(true);
+    expect(marks[Symbol.for('app-shell.log.broken')]).toBe(true);
+  });
+});
+
+describe('the logger', () => {
+  it("is the process's one, kept in its slot: a level set through one copy of the module holds in another", () => {
+    setLogLevel('debug');
+    expect(processSlot<{ level: string }>('logger').read()?.level).toBe('debug');
+    jest.isolateModules(() => {
+      const copy = jest.requireActual<typeof import('../../../../lib/log/logger')>(
+        '../../../../lib/log/logger',
+      );
+      expect(copy.logEnabled('debug')).toBe(true);
+      copy.setLogLevel('warn');
+    });
+    expect(logEnabled('info')).toBe(false);
   });
 });
