@@ -14,9 +14,9 @@ export function listAsHeader(list: string): string {
 
 /**
  * The `languages` a page sent in a request's address (./visitor-languages.ts) as an Accept-Language
- * header, or null when it sent none.
+ * header, or undefined when it sent none.
  */
-export function languagesParameter(url: string | undefined): string | null {
-  const list = new URLSearchParams((url ?? '').split('?')[1] ?? '').get('languages');
-  return list === null ? null : listAsHeader(list);
+export function languagesParameter(url: string | undefined): string | undefined {
+  const list = new URLSearchParams(url?.split('?')[1]).get('languages');
+  return list === null ? undefined : listAsHeader(list);
 }

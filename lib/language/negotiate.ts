@@ -15,7 +15,7 @@ export const ACCEPT_HEADER_MAX_CHARS = 256;
 export function boundedHeader(header: string): string {
   if (header.length <= ACCEPT_HEADER_MAX_CHARS) return header;
   const lastComma = header.lastIndexOf(',', ACCEPT_HEADER_MAX_CHARS);
-  return lastComma > 0 ? header.slice(0, lastComma) : '';
+  return lastComma === -1 ? '' : header.slice(0, lastComma);
 }
 
 /**

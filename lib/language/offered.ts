@@ -3,7 +3,7 @@
 // (lib/config/build-time.ts). Read here, literally, so the browser's bundle gets constants.
 
 /** The languages on offer, the default first. */
-export function offeredLanguages(): readonly string[] {
+export function offeredLanguages(): readonly [string, ...string[]] {
   const fallback = defaultLanguage();
   const listed = (process.env.APP_SCREEN_LANGUAGES || fallback).split(',');
   return [fallback, ...listed.filter((language) => language !== fallback)];

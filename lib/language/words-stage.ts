@@ -13,8 +13,9 @@ import { WORDS_PATH } from './paths';
 /** Answers the request if it is for the words, and says so; otherwise leaves it alone. */
 export type WordsStage = (req: IncomingMessage, res: ServerResponse, pathname: string) => boolean;
 
-export function wordsStage(languages: readonly string[]): WordsStage {
-  const fallback = languages[0] ?? 'en';
+/** @param languages the build's, the default first (./offered.ts) */
+export function wordsStage(languages: readonly [string, ...string[]]): WordsStage {
+  const [fallback] = languages;
   const answers = new Map(
     languages.map((language) => {
       const { common, screens } = copyIn(language);
@@ -36,9 +37,11 @@ export function wordsStage(languages: readonly string[]): WordsStage {
       sendPlain(res, 405, 'Only GET.', { Allow: 'GET, HEAD' });
       return true;
     }
-    const preference = languagesParameter(req.url) ?? '';
-    const { body, headers } = answers.get(negotiateLanguage(preference, languages, fallback))!;
-    res.writeHead(200, headers).end(req.method === 'HEAD' ? undefined : body);
+    const { body, headers } = answers.get(
+      negotiateLanguage(languagesParameter(req.url), languages, fallback),
+    )!;
+    // Node sends no body in answer to HEAD, whatever end() is given.
+    res.writeHead(200, headers).end(body);
     return true;
   };
 }

@@ -1,6 +1,6 @@
 import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { listAsHeader } from '../../../../lib/language/list-as-header';
+import { languagesParameter, listAsHeader } from '../../../../lib/language/list-as-header';
 import { wordsStage } from '../../../../lib/language/words-stage';
 import { rawRequest } from '../../../support/http';
 
@@ -59,13 +59,31 @@ describe('the client-exception words a browser asks for', () => {
       'content-type': 'application/json; charset=utf-8',
       'cache-control': 'private, max-age=3600',
     });
-    expect((await rawRequest(base, '/_next/app-shell/words', { method: 'HEAD' })).body).toBe('');
-    expect((await rawRequest(base, '/_next/app-shell/words', { method: 'POST' })).status).toBe(405);
+    const head = await rawRequest(base, '/_next/app-shell/words?languages=fr', { method: 'HEAD' });
+    expect(head).toMatchObject({ status: 200, body: '' });
+    expect(head.headers['content-length']).toBe(answer.headers['content-length']);
+    expect(await rawRequest(base, '/_next/app-shell/words', { method: 'POST' })).toMatchObject({
+      status: 405,
+      headers: expect.objectContaining({ allow: 'GET, HEAD' }),
+      body: 'Only GET.',
+    });
   });
 
   it('leave every other path alone', async () => {
     await rawRequest(base, '/_next/app-shell/words/fr');
     expect(passedOn).toEqual(['/_next/app-shell/words/fr']);
+  });
+});
+
+describe('languagesParameter', () => {
+  it('is the list a page sent, as a header', () => {
+    expect(languagesParameter('/_next/app-shell/words?languages=fr-CH,de')).toBe('fr-CH;q=1.00,de;q=0.99');
+    expect(languagesParameter('/x?a=1&languages=de')).toBe('de;q=1.00');
+  });
+
+  it('is undefined when the page sent none, so the Accept-Language header decides', () => {
+    for (const url of [undefined, '/x', '/x?', '/x?language=fr'])
+      expect(languagesParameter(url)).toBeUndefined();
   });
 });
 
