@@ -17,7 +17,7 @@ const ROOT_END = '</div></body></html>';
  */
 export function notFoundDocument(template: string, copy: ScreenCopy, words: CommonCopy): string {
   const rootStart = template.indexOf(ROOT_START);
-  if (!HTML_START.test(template) || !TITLE.test(template) || rootStart < 0 || !template.endsWith(ROOT_END))
+  if (!HTML_START.test(template) || !TITLE.test(template) || rootStart === -1 || !template.endsWith(ROOT_END))
     throw new Error(
       "Next's 404.html is not shaped as lib/error-pages/not-found-pages.ts expects: " +
         '<html lang dir>, one <title>, and the page in <div id="__next"> at the end of <body>.',

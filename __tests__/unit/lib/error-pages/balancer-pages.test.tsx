@@ -6,9 +6,15 @@ import {
   BALANCER_STATUSES,
   ERRORFILE_MAX_BYTES,
   haproxyErrorFile,
+  haproxyLanguageRules,
   RETRY_SECONDS,
 } from '../../../../lib/error-pages/balancer-pages';
-import { staticScreenDocument } from '../../../../lib/error-pages/static-screen';
+import {
+  escapeHtml,
+  inlineText,
+  screenMarkup,
+  staticScreenDocument,
+} from '../../../../lib/error-pages/static-screen';
 
 const CSS = '.es-main{max-width:40rem}';
 
@@ -77,7 +83,62 @@ describe('haproxyErrorFile', () => {
     expect(() => haproxyErrorFile(503, fits)).not.toThrow();
   });
 
+  it('takes a page of exactly 15 KiB, with its head, and refuses one byte more', () => {
+    // The head's size for a body of five digits' length, as every body near the bound has.
+    const head = Buffer.byteLength(haproxyErrorFile(503, 'x'.repeat(10_000))) - 10_000;
+    const html = 'x'.repeat(ERRORFILE_MAX_BYTES - head);
+    expect(Buffer.byteLength(haproxyErrorFile(503, html))).toBe(ERRORFILE_MAX_BYTES);
+    expect(() => haproxyErrorFile(503, `${html}x`)).toThrow(
+      `The 503 page is ${ERRORFILE_MAX_BYTES + 1} bytes; HAProxy takes at most ${ERRORFILE_MAX_BYTES}.`,
+    );
+  });
+
   it('covers the three statuses a balancer makes itself', () => {
     expect(BALANCER_STATUSES).toEqual([502, 503, 504]);
+  });
+});
+
+describe('haproxyLanguageRules', () => {
+  it("answers each language's visitors with its page while every instance is down", () => {
+    expect(haproxyLanguageRules('/etc/haproxy/pages', ['fr', 'ar'], 'shell')).toEqual([
+      '  acl every_instance_down nbsrv(shell) eq 0',
+      '  http-request return errorfile /etc/haproxy/pages/fr/503.http if every_instance_down { req.fhdr(accept-language) -m reg -i ^\\s*fr([-;,\\s]|$) }',
+      '  http-request return errorfile /etc/haproxy/pages/ar/503.http if every_instance_down { req.fhdr(accept-language) -m reg -i ^\\s*ar([-;,\\s]|$) }',
+    ]);
+  });
+
+  it("names the shipped configuration's backend unless told another", () => {
+    expect(haproxyLanguageRules('/p', [])).toEqual(['  acl every_instance_down nbsrv(app) eq 0']);
+  });
+});
+
+describe('the static screen’s parts', () => {
+  it('keeps text from ending its element early, whatever the case of the closing tag', () => {
+    expect(inlineText('a</script>b</SCRIPT>', 'script')).toBe('a<\\/script>b<\\/script>');
+    expect(inlineText('a{}</style>', 'style')).toBe('a{}<\\/style>');
+    // Only the element it is told of: a style may hold the words </script>.
+    expect(inlineText('</script>', 'style')).toBe('</script>');
+  });
+
+  it('escapes the four characters that matter in text and in a quoted attribute', () => {
+    expect(escapeHtml(`Tom & "Jerry" <b>'s</b>`)).toBe("Tom &amp; &quot;Jerry&quot; &lt;b&gt;'s&lt;/b&gt;");
+  });
+
+  it('is the whole document, head written here, with no refresh or script unless asked for', () => {
+    const body = screenMarkup(unavailable, common);
+    expect(staticScreenDocument({ copy: unavailable, words: common, css: CSS })).toBe(
+      '<!DOCTYPE html><html lang="en" dir="ltr"><head>' +
+        '<meta charset="utf-8"><meta name="viewport" content="width=device-width">' +
+        '<meta name="robots" content="noindex">' +
+        '<title>Sorry, the service is unavailable – This service</title>' +
+        `<style>${CSS}</style>` +
+        `</head><body><div id="__next">${body}</div>` +
+        '</body></html>',
+    );
+    expect(
+      staticScreenDocument({ copy: unavailable, words: common, css: CSS, refreshSeconds: 7, script: 'go()' }),
+    ).toMatch(
+      /<meta name="robots" content="noindex"><meta http-equiv="refresh" content="7"><title>[^]*<\/div><script>go\(\)<\/script><\/body><\/html>$/,
+    );
   });
 });

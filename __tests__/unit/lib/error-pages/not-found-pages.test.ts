@@ -35,7 +35,12 @@ describe('notFoundDocument: Next’s 404 in another language', () => {
       TEMPLATE.replace(/<title[^]*<\/title>/, ''),
       TEMPLATE.replace('<div id="__next">', '<div>'),
       `${TEMPLATE}<script src="/x.js"></script>`,
+      // The document must start with it: <html> inside a comment or a string is not the page's.
+      `<!-- x -->${TEMPLATE}`,
     ])
-      expect(() => notFoundDocument(template, screens['not-found'], common)).toThrow(/not shaped as/);
+      expect(() => notFoundDocument(template, screens['not-found'], common)).toThrow(
+        "Next's 404.html is not shaped as lib/error-pages/not-found-pages.ts expects: " +
+          '<html lang dir>, one <title>, and the page in <div id="__next"> at the end of <body>.',
+      );
   });
 });
