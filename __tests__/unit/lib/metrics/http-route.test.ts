@@ -19,6 +19,7 @@ describe('the route of a request Next answered', () => {
   it('is the error page Next invoked for an unknown path', () => {
     expect(nextRoute(handled({ invokePath: '/404' }), 404, '/no/such/page', PUBLIC)).toBe('/404');
     expect(nextRoute(handled({ invokePath: '/_error' }), 404, '/_error', PUBLIC)).toBe('/_error');
+    expect(nextRoute(handled({ invokePath: '/500' }), 500, '/orders/3', PUBLIC)).toBe('/500');
   });
 
   it('never takes an invoked path that is not an error page', () => {
@@ -39,6 +40,13 @@ describe('the route of a request Next answered', () => {
     expect(nextRoute(handled(), 200, '/not-listed.txt', PUBLIC)).toBe(ROUTES.publicFile);
   });
 
+  it('counts 300 to 399 but 304 as redirects, and nothing either side', () => {
+    for (const status of [300, 301, 302, 307, 308, 399])
+      expect(nextRoute(handled(), status, '/orders/', PUBLIC)).toBe(ROUTES.redirect);
+    for (const status of [299, 304, 400])
+      expect(nextRoute(handled(), status, '/orders/', PUBLIC)).toBe(ROUTES.publicFile);
+  });
+
   it('ignores a match of the wrong shape', () => {
     expect(nextRoute(handled({ match: { definition: { page: 42 } } }), 404, '/x', PUBLIC)).toBe('/404');
   });
@@ -46,8 +54,9 @@ describe('the route of a request Next answered', () => {
 
 describe('the method label', () => {
   it("keeps HTTP's methods and folds any other into _OTHER", () => {
-    expect(methodLabel('GET')).toBe('GET');
-    expect(methodLabel('PATCH')).toBe('PATCH');
+    for (const method of ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH'])
+      expect(methodLabel(method)).toBe(method);
+    expect(methodLabel('')).toBe('_OTHER');
     expect(methodLabel('PROPFIND')).toBe('_OTHER');
     expect(methodLabel('get')).toBe('_OTHER');
     expect(methodLabel(undefined)).toBe('_OTHER');

@@ -183,6 +183,9 @@ describe('the status class of an ingest answer', () => {
     ]);
     expect(statusClass(undefined)).toBe('none');
     expect(statusClass(1000)).toBe('none');
+    // The range's edges, and one past each.
+    expect([99, 100, 599, 600].map(statusClass)).toEqual(['none', '1xx', '5xx', 'none']);
+    expect(statusClass(200.5)).toBe('none');
   });
 });
 
@@ -204,5 +207,100 @@ describe("a product's own metric", () => {
   it('is undefined with metrics off, so recording it does nothing', () => {
     registrySlot.clear();
     expect(productMetric('orders_placed_total', () => 'made')).toBeUndefined();
+  });
+});
+
+describe('every series docs/metrics.md lists', () => {
+  it('exists from the start at 0, so a rate over it is 0 rather than absent', async () => {
+    const { text } = await metrics.render();
+    for (const line of [
+      'app_tunnel_envelopes_total{outcome="forwarded",reason="2xx"} 0',
+      'app_error_reports_total{outcome="sent",reason=""} 0',
+      'app_tracing_inherited_sampled_total{outcome="over_budget"} 0',
+      'app_tracing_transactions_total{outcome="sent",reason="2xx"} 0',
+      'app_report_queue_queued_total{source="server"} 0',
+      'app_report_queue_queued_total{source="browser"} 0',
+      'app_report_queue_sent_total{source="server"} 0',
+      'app_report_queue_sent_total{source="browser"} 0',
+      'app_client_outage_screens_total{screen="offline"} 0',
+      'app_client_outage_screens_total{screen="unavailable"} 0',
+    ])
+      expect(text.split('\n')).toContain(line);
+  });
+
+  it('counts each recorder in its own series, under its labels', async () => {
+    recordFleet('data', 'cut');
+    recordLostFileReload();
+    recordLostFileReload();
+    recordOutageScreen('unavailable');
+    recordBeaconIgnored('screen_seen', 'over_bound');
+    recordInheritedSampled('honoured');
+    recordTransaction('dropped', 'queue_full');
+    recordTransaction('queued');
+    recordQueue('queued', { source: 'browser' });
+    recordQueue('sent', { source: 'server' }, 3);
+    recordQueue('retried', { reason: 'timeout' });
+    recordQueue('dropped', { source: 'server', reason: 'expired' });
+    recordQueue('handed_over', { source: 'browser', direction: 'out' });
+    recordQueue('left_at_exit', { source: 'server' }, 2);
+    const { text } = await metrics.render();
+    const rendered = text.split('\n');
+    for (const line of [
+      'app_fleet_requests_total{kind="data",outcome="cut"} 1',
+      'app_client_lost_file_reloads_total 2',
+      'app_client_outage_screens_total{screen="unavailable"} 1',
+      'app_client_beacons_ignored_total{beacon="screen_seen",reason="over_bound"} 1',
+      'app_tracing_inherited_sampled_total{outcome="honoured"} 1',
+      'app_tracing_transactions_total{outcome="dropped",reason="queue_full"} 1',
+      'app_tracing_transactions_total{outcome="queued",reason=""} 1',
+      'app_report_queue_queued_total{source="browser"} 1',
+      'app_report_queue_sent_total{source="server"} 3',
+      'app_report_queue_retried_total{reason="timeout"} 1',
+      'app_report_queue_dropped_total{source="server",reason="expired"} 1',
+      'app_report_queue_handed_over_total{source="browser",direction="out"} 1',
+      'app_report_queue_left_at_exit_total{source="server"} 2',
+    ])
+      expect(rendered).toContain(line);
+  });
+
+  it("shows the fleet's and the queue's state as it is at the scrape, when the server has them", async () => {
+    expect(await lines('app_fleet_peers')).toEqual([]);
+    expect(await lines('app_report_queue_envelopes')).toEqual([]);
+    metrics.registry.clear();
+    recorderSlot.clear();
+    registrySlot.clear();
+    let fleet = { peers: 2, builds: 1 };
+    let queue = { envelopes: { server: 3, browser: 1 }, bytes: { server: 900, browser: 40 }, oldestAgeSeconds: 12 };
+    metrics = createMetrics({
+      phase: () => phase,
+      inFlight: () => 0,
+      version: '1',
+      release: 'r',
+      fleet: () => fleet,
+      reportQueue: () => ({ ...queue, memoryBytes: 0 }),
+    });
+    const scrape = async () => (await metrics.render()).text.split('\n');
+    expect(await scrape()).toEqual(
+      expect.arrayContaining([
+        'app_fleet_peers 2',
+        'app_fleet_other_builds 1',
+        'app_report_queue_envelopes{source="server"} 3',
+        'app_report_queue_envelopes{source="browser"} 1',
+        'app_report_queue_bytes{source="server"} 900',
+        'app_report_queue_bytes{source="browser"} 40',
+        'app_report_queue_oldest_age_seconds 12',
+      ]),
+    );
+    fleet = { peers: 0, builds: 0 };
+    queue = { envelopes: { server: 0, browser: 0 }, bytes: { server: 0, browser: 0 }, oldestAgeSeconds: 0 };
+    expect(await scrape()).toEqual(
+      expect.arrayContaining([
+        'app_fleet_peers 0',
+        'app_fleet_other_builds 0',
+        'app_report_queue_envelopes{source="server"} 0',
+        'app_report_queue_bytes{source="browser"} 0',
+        'app_report_queue_oldest_age_seconds 0',
+      ]),
+    );
   });
 });
