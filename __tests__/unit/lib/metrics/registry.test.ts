@@ -270,7 +270,11 @@ describe('every series docs/metrics.md lists', () => {
     recorderSlot.clear();
     registrySlot.clear();
     let fleet = { peers: 2, builds: 1 };
-    let queue = { envelopes: { server: 3, browser: 1 }, bytes: { server: 900, browser: 40 }, oldestAgeSeconds: 12 };
+    let queue = {
+      envelopes: { server: 3, browser: 1 },
+      bytes: { server: 900, browser: 40 },
+      oldestAgeSeconds: 12,
+    };
     metrics = createMetrics({
       phase: () => phase,
       inFlight: () => 0,
