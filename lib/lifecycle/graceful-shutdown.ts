@@ -72,7 +72,7 @@ async function runBeforeExitTasks(timeoutMs: number): Promise<void> {
   const timedOut = new Promise<'timeout'>((resolve) => {
     timer = setTimeout(() => resolve('timeout'), timeoutMs);
   });
-  const outcome = await Promise.race([Promise.all(tasks).then(() => 'done' as const), timedOut]);
+  const outcome = await Promise.race([Promise.all(tasks), timedOut]);
   clearTimeout(timer);
   if (outcome === 'timeout') log('warn', 'lifecycle.before_exit_timeout', { timeoutMs });
 }
@@ -95,7 +95,7 @@ export function installGracefulShutdown({
     enterPhase('draining', { reason, drainMs, shutdownTimeoutMs });
     onDraining?.();
     requests.startDraining();
-    if (drainMs > 0) await sleep(drainMs);
+    await sleep(drainMs);
 
     // Stop accepting; idle keep-alive sockets go now, busy ones once their response is sent.
     // Logged first, so every connection refused from here on is later than this line's time.

@@ -216,3 +216,223 @@ describe('lifecycle state', () => {
     expect(currentPhase()).toBe('draining');
   });
 });
+
+/** The JSON lines written (stdout and stderr, in order of writing) whose event is `event`. */
+function logged(event: string): Record<string, unknown>[] {
+  const calls = [
+    ...(process.stdout.write as unknown as jest.Mock).mock.invocationCallOrder.map((order, index) => ({
+      order,
+      line: (process.stdout.write as unknown as jest.Mock).mock.calls[index]![0],
+    })),
+    ...(process.stderr.write as unknown as jest.Mock).mock.invocationCallOrder.map((order, index) => ({
+      order,
+      line: (process.stderr.write as unknown as jest.Mock).mock.calls[index]![0],
+    })),
+  ].sort((a, b) => a.order - b.order);
+  return calls
+    .map(({ line }) => JSON.parse(String(line)) as Record<string, unknown>)
+    .filter((line) => line.event === event);
+}
+
+describe('what shutdown tells operators (docs/operations.md lists these events)', () => {
+  it('logs each step in order, with the figures that explain it', async () => {
+    jest.spyOn(process, 'uptime').mockReturnValue(3600);
+    resetLifecycle();
+    enterPhase('ready');
+    const { shutdown } = install({ drainMs: 10, shutdownTimeoutMs: 300 });
+    await shutdown('SIGTERM');
+    const ready = logged('lifecycle.ready').at(-1);
+    // Up an hour by the process's clock: the phase line says so.
+    expect(ready).toMatchObject({ level: 'info', from: 'starting' });
+    expect(ready!.uptimeMs).toBeGreaterThanOrEqual(3_600_000);
+    expect(ready!.uptimeMs).toBeLessThan(3_610_000);
+    expect(logged('lifecycle.draining')).toEqual([
+      expect.objectContaining({
+        level: 'warn',
+        from: 'ready',
+        reason: 'SIGTERM',
+        drainMs: 10,
+        shutdownTimeoutMs: 300,
+      }),
+    ]);
+    expect(logged('lifecycle.stop_accepting')).toEqual([
+      expect.objectContaining({ level: 'info', inFlight: 0 }),
+    ]);
+    const [closed] = logged('lifecycle.closed');
+    expect(closed).toMatchObject({ level: 'info', from: 'draining' });
+    expect(closed!.shutdownMs).toEqual(expect.any(Number));
+    expect(closed!.shutdownMs).toBeGreaterThanOrEqual(10);
+    // A clean shutdown abandons nothing and says nothing of it.
+    expect(logged('lifecycle.requests_abandoned')).toEqual([]);
+  });
+
+  it('names a before-exit task that failed, and one that ran out of time', async () => {
+    beforeExit('flush', async () => {
+      throw new Error('disk full');
+    });
+    beforeExit('hang', () => new Promise(() => {}));
+    const exit = jest.fn();
+    await installGracefulShutdown({
+      server,
+      requests,
+      drainMs: 0,
+      shutdownTimeoutMs: 100,
+      flushTimeoutMs: 50,
+      exit,
+      signals: [],
+    }).shutdown('t');
+    expect(logged('lifecycle.before_exit_failed')).toEqual([
+      expect.objectContaining({
+        level: 'error',
+        task: 'flush',
+        error: expect.objectContaining({ message: 'disk full' }),
+      }),
+    ]);
+    expect(logged('lifecycle.before_exit_timeout')).toEqual([
+      expect.objectContaining({ level: 'warn', timeoutMs: 50 }),
+    ]);
+    expect(exit).toHaveBeenCalledWith(0);
+  });
+
+  it('says why the hand-over failed', async () => {
+    await installGracefulShutdown({
+      server,
+      requests,
+      drainMs: 0,
+      shutdownTimeoutMs: 100,
+      handOver: async () => {
+        throw new Error('no peer answered');
+      },
+      exit: jest.fn(),
+      signals: [],
+    }).shutdown('t');
+    expect(logged('lifecycle.hand_over_failed')).toEqual([
+      expect.objectContaining({
+        level: 'error',
+        error: expect.objectContaining({ message: 'no peer answered' }),
+      }),
+    ]);
+  });
+});
+
+describe('the shutdown timeout, on a fake clock', () => {
+  afterEach(() => jest.useRealTimers());
+
+  it('closes what is still in flight at exactly SHUTDOWN_TIMEOUT_MS, not a tick before or after', async () => {
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+    const at: Record<string, number> = {};
+    const stub = {
+      close: jest.fn(() => (at.close = Date.now())),
+      closeIdleConnections: jest.fn(),
+      closeAllConnections: jest.fn(() => (at.closeAll = Date.now())),
+    };
+    const stuck: RequestCounter = { requestStarted: () => {}, inFlight: () => 1, startDraining: () => {} };
+    const exit = jest.fn();
+    void installGracefulShutdown({
+      server: stub as unknown as Server,
+      requests: stuck,
+      drainMs: 0,
+      shutdownTimeoutMs: 100,
+      flushTimeoutMs: 0,
+      exit,
+      signals: [],
+    }).shutdown('t');
+    await jest.advanceTimersByTimeAsync(1);
+    expect(stub.close).toHaveBeenCalled();
+    await jest.advanceTimersByTimeAsync(98);
+    expect(stub.closeAllConnections).not.toHaveBeenCalled();
+    await jest.advanceTimersByTimeAsync(200);
+    expect(stub.closeAllConnections).toHaveBeenCalledTimes(1);
+    // Given up on exactly when the timeout says, counted from when it stopped accepting.
+    expect(at.closeAll! - at.close!).toBe(100);
+    expect(logged('lifecycle.requests_abandoned')).toEqual([
+      expect.objectContaining({ level: 'warn', count: 1, shutdownTimeoutMs: 100 }),
+    ]);
+    expect(exit).toHaveBeenCalledWith(0);
+  });
+});
+
+describe('signals', () => {
+  const installed = new Map<NodeJS.Signals, ((...args: unknown[]) => void)[]>();
+  /** Listens as the server does, remembering what it added so the test leaves the process as it was. */
+  function listen(options: Partial<Parameters<typeof installGracefulShutdown>[0]>) {
+    const before = new Map((['SIGTERM', 'SIGINT'] as const).map((s) => [s, process.listeners(s)]));
+    installGracefulShutdown({ server, requests, drainMs: 50, shutdownTimeoutMs: 100, ...options });
+    for (const [signal, listeners] of before)
+      installed.set(
+        signal,
+        process.listeners(signal).filter((listener) => !listeners.includes(listener)) as never,
+      );
+  }
+  afterEach(() => {
+    for (const [signal, listeners] of installed)
+      for (const listener of listeners) process.off(signal, listener);
+    installed.clear();
+  });
+  /**
+   * The signal as the process delivers it: to each listener the server added. (Jest's sandboxed
+   * `process` keeps listeners on the real one, but its emit() does not reach them.)
+   */
+  const signal = (name: 'SIGTERM' | 'SIGINT') => {
+    for (const listener of installed.get(name) ?? []) listener(name);
+  };
+
+  const exited = () => {
+    const codes: number[] = [];
+    let settle!: () => void;
+    const zero = new Promise<void>((resolve) => (settle = resolve));
+    const exit = jest.fn((code: number) => {
+      codes.push(code);
+      if (code === 0 || code === 1) settle();
+    });
+    return { exit, codes, done: zero };
+  };
+
+  it.each([
+    ['SIGTERM', 143],
+    ['SIGINT', 130],
+  ] as const)('%s drains; a second one exits at once with %i, and says so', async (name, code) => {
+    const { exit, codes, done } = exited();
+    listen({ exit, signals: [name] });
+    signal(name);
+    expect(currentPhase()).toBe('draining');
+    expect(logged('lifecycle.draining')).toEqual([expect.objectContaining({ reason: name })]);
+    signal(name);
+    expect(codes).toEqual([code]);
+    expect(logged('lifecycle.forced_exit')).toEqual([
+      expect.objectContaining({ level: 'warn', signal: name }),
+    ]);
+    await done;
+    expect(codes).toEqual([code, 0]);
+  });
+
+  it('listens for SIGTERM and SIGINT, and exits the process, unless told otherwise', async () => {
+    const processExit = jest.spyOn(process, 'exit').mockImplementation((() => undefined) as never);
+    listen({ drainMs: 0 });
+    expect(installed.get('SIGTERM')).toHaveLength(1);
+    expect(installed.get('SIGINT')).toHaveLength(1);
+    signal('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(processExit).toHaveBeenCalledWith(0);
+  });
+
+  it('exits 1 when the shutdown itself fails, and says why', async () => {
+    const { exit, codes, done } = exited();
+    listen({
+      exit,
+      signals: ['SIGTERM'],
+      onDraining: () => {
+        throw new Error('readiness could not turn');
+      },
+    });
+    signal('SIGTERM');
+    await done;
+    expect(codes).toEqual([1]);
+    expect(logged('lifecycle.shutdown_failed')).toEqual([
+      expect.objectContaining({
+        level: 'error',
+        error: expect.objectContaining({ message: 'readiness could not turn' }),
+      }),
+    ]);
+  });
+});
