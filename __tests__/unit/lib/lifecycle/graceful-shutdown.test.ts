@@ -262,8 +262,9 @@ describe('what shutdown tells operators (docs/operations.md lists these events)'
     expect(closed).toMatchObject({ level: 'info', from: 'draining' });
     expect(closed!.shutdownMs).toEqual(expect.any(Number));
     expect(closed!.shutdownMs).toBeGreaterThanOrEqual(10);
-    // A clean shutdown abandons nothing and says nothing of it.
+    // A clean shutdown abandons nothing, waits for no task, and says nothing of either.
     expect(logged('lifecycle.requests_abandoned')).toEqual([]);
+    expect(logged('lifecycle.before_exit_timeout')).toEqual([]);
   });
 
   it('names a before-exit task that failed, and one that ran out of time', async () => {
