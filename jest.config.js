@@ -4,7 +4,7 @@ const nextJest = require('next/jest').default;
 
 const createJestConfig = nextJest({ dir: __dirname });
 
-module.exports = createJestConfig({
+const unitConfig = createJestConfig({
   displayName: 'unit',
   // Node, failing a file whose work outlives it (a file that needs a DOM asks for
   // jsdom as StrykerJS wraps it: `@jest-environment @stryker-mutator/jest-runner/jest-env/jsdom`).
@@ -17,3 +17,21 @@ module.exports = createJestConfig({
   // StrykerJS's sandboxes hold a copy of every test (npm run test:mutation).
   modulePathIgnorePatterns: ['<rootDir>/.stryker-tmp/'],
 });
+
+// Stryker's report library ships only as ES modules, which Jest loads only when compiled: it is
+// compiled like the app's code (next/jest compiles no package of node_modules but Next's own list).
+const ESM_ONLY = ['mutation-testing-metrics', 'mutation-testing-report-schema'];
+module.exports = async () => {
+  const config = await unitConfig();
+  const patterns = config.transformIgnorePatterns ?? [];
+  const compiled = patterns.map((pattern) =>
+    pattern.startsWith('/node_modules/(?!.pnpm)(?!(')
+      ? pattern.replace('(?!(', `(?!(${ESM_ONLY.join('|')}|`)
+      : pattern,
+  );
+  if (compiled.every((pattern, index) => pattern === patterns[index]))
+    throw new Error(
+      "jest.config.js: next/jest's transformIgnorePatterns changed shape; compile ESM_ONLY another way.",
+    );
+  return { ...config, transformIgnorePatterns: compiled };
+};

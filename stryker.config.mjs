@@ -18,7 +18,7 @@ const config = {
   // Jest compiles with SWC, which never checks types: no `// @ts-nocheck` is needed in the copies
   // (and one more line would move the line numbers that some tests read from their fixtures).
   disableTypeChecks: false,
-  // Every folder of the shell's own code, each scored on its own (scripts/mutation-scores.mjs).
+  // Every folder of the shell's own code, each scored on its own (scripts/mutation-scores.js).
   mutate: [
     'lib/client/**/*.ts',
     'lib/config/**/*.ts',
@@ -56,7 +56,7 @@ const config = {
   reporters: ['clear-text', 'progress', 'html', 'json'],
   htmlReporter: { fileName: 'reports/mutation/index.html' },
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
-  // The bar is per folder (scripts/mutation-scores.mjs), not this overall one.
+  // The bar is per folder (scripts/mutation-scores.js), not this overall one.
   thresholds: { high: 90, low: 85, break: null },
   // Two test runners and two TypeScript checkers on two cores; once every mutant is checked the
   // checkers' places go to two more runners (Stryker gives half of `concurrency` to checkers).

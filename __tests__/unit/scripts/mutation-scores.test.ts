@@ -1,8 +1,9 @@
-// The per-folder bar of mutation testing (scripts/mutation-scores.mjs), on reports made up here.
+// The per-folder bar of mutation testing (scripts/mutation-scores.js), on reports made up here.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import scores from '../../../scripts/mutation-scores';
 
 const FOLDERS = [
   'lib/client',
@@ -56,24 +57,46 @@ function mutants(counts: Partial<Record<Status | 'Static', number>>) {
 
 type Files = Record<string, Partial<Record<Status | 'Static', number>>>;
 
+/** The report Stryker would write for `files`. */
+const reportOf = (files: Files) => ({
+  schemaVersion: '2',
+  thresholds: { high: 90, low: 85 },
+  files: Object.fromEntries(
+    Object.entries(files).map(([name, counts]) => [
+      name,
+      { language: 'typescript', source: '', mutants: mutants(counts) },
+    ]),
+  ),
+});
+
+/** A `mutate` list naming FOLDERS, as stryker.config.mjs does, and leaving the composition root out. */
+const MUTATE = [
+  ...FOLDERS.map((folder) => (folder.endsWith('.ts') ? folder : `${folder}/**/*.{ts,tsx}`)),
+  '!lib/server/start.ts',
+];
+
+/** The command, run in this process on a made-up report and kept file. */
 function run(files: Files, flags: string[] = [], kept: Record<string, number> = {}) {
-  const report = {
-    schemaVersion: '2',
-    thresholds: { high: 90, low: 85 },
-    files: Object.fromEntries(
-      Object.entries(files).map(([name, counts]) => [
-        name,
-        { language: 'typescript', source: '', mutants: mutants(counts) },
-      ]),
-    ),
-  };
+  const out: string[] = [];
+  const err: string[] = [];
+  const json: Record<string, unknown> = { 'made-up.json': reportOf(files), 'kept.json': kept };
+  const status = scores.run(['made-up.json', '--kept=kept.json', ...flags], MUTATE, {
+    log: (line) => out.push(line),
+    error: (line) => err.push(line),
+    readJson: (file) => json[file],
+  });
+  return { status, out: out.join('\n'), err: err.join('\n') };
+}
+
+/** The command as CI runs it, in a process of its own, reading the real configuration. */
+function command(files: Files, flags: string[] = [], kept: Record<string, number> = {}) {
   const dir = mkdtempSync(path.join(tmpdir(), 'mutation-scores-'));
   const file = path.join(dir, 'mutation.json');
-  writeFileSync(file, JSON.stringify(report));
+  writeFileSync(file, JSON.stringify(reportOf(files)));
   writeFileSync(path.join(dir, 'kept.json'), JSON.stringify(kept));
   const result = spawnSync(
     process.execPath,
-    ['scripts/mutation-scores.mjs', file, `--kept=${path.join(dir, 'kept.json')}`, ...flags],
+    ['scripts/mutation-scores.js', file, `--kept=${path.join(dir, 'kept.json')}`, ...flags],
     { encoding: 'utf8' },
   );
   return { status: result.status, out: result.stdout, err: result.stderr };
@@ -87,8 +110,13 @@ const rowOf = (out: string, folder: string) => out.split('\n').find((line) => li
 describe('mutation-scores', () => {
   const keptAt = (n: number) => Object.fromEntries(FOLDERS.map((folder) => [folder, n]));
 
-  it('scores the folders the configuration mutates, and takes a file it leaves out (!) for no folder', () => {
-    const { out } = run(everyFolderAt({ Killed: 90, Survived: 10 }), [], keptAt(10));
+  it('scores the folders the configuration mutates, as a command in a process of its own', () => {
+    const { status, out } = command(
+      everyFolderAt({ Killed: 90, Survived: 10 }),
+      ['--require-bar'],
+      keptAt(10),
+    );
+    expect(status).toBe(0);
     const scored = out
       .split('\n')
       .slice(1)
@@ -185,5 +213,80 @@ describe('mutation-scores', () => {
     const { status, out } = run(everyFolderAt({ Killed: 100 }), [], { 'lib/server': 3 });
     expect(status).toBe(0);
     expect(out).toContain('lib/server: 0 left; lower it in');
+  });
+});
+
+describe('mutation-scores, read closely', () => {
+  it('counts no mutant of a file the configuration leaves out (!), in its folder or any', () => {
+    const files = everyFolderAt({ Killed: 100 });
+    files['lib/server/start.ts'] = { Survived: 50, NoCoverage: 65 };
+    const { status, out } = run(files, ['--require-bar']);
+    expect(status).toBe(0);
+    expect(rowOf(out, 'lib/server')).toMatch(/\s100\s+0\s+0\s+0\s+0\s+0\s+100\.00 %$/);
+  });
+
+  it('takes a file by its path from the working folder when the report names it in full', () => {
+    const files = everyFolderAt({ Killed: 100 });
+    files[path.join(process.cwd(), 'lib/http/b.ts')] = { Survived: 1 };
+    const { status, err } = run(files);
+    expect(status).toBe(1);
+    expect(err).toContain('  lib/http/b.ts:1:3 Survived ConditionalExpression → "false"');
+  });
+
+  it('takes a file into a folder only below it: lib/log is not lib/logger.ts or lib/log-extra/', () => {
+    const files = everyFolderAt({ Killed: 100 });
+    files['lib/logger.ts'] = { Survived: 5 };
+    files['lib/log-extra/a.ts'] = { Survived: 5 };
+    files['instrumentation.tsx'] = { Survived: 5 };
+    expect(run(files, ['--require-bar'])).toMatchObject({ status: 0, err: '' });
+  });
+
+  it('prints a table a line a folder, figures in columns', () => {
+    const files = everyFolderAt({ Killed: 100 });
+    files['lib/http/a.ts'] = { Killed: 80, Timeout: 7, Survived: 6, NoCoverage: 4, Ignored: 3, Static: 2 };
+    const { out } = run(files, [], { 'lib/http': 10 });
+    const lines = out.split('\n');
+    expect(lines[0]).toBe(
+      'folder             killed timeout survived no-cover explained not-run   score (bar 85 %)',
+    );
+    expect(lines).toContain(
+      'lib/http               80       7        6        4         3       2   87.00 %',
+    );
+    expect(lines).toContain(
+      'lib/client            100       0        0        0         0       0  100.00 %',
+    );
+    expect(lines).toHaveLength(FOLDERS.length + 1);
+  });
+
+  it('reads the report and the kept counts from where CI leaves them, unless told', () => {
+    const read: string[] = [];
+    const status = scores.run([], MUTATE, {
+      log: () => {},
+      error: () => {},
+      readJson: (file) => {
+        read.push(file);
+        return file === 'reports/mutation/mutation.json' ? reportOf(everyFolderAt({ Killed: 1 })) : {};
+      },
+    });
+    expect(status).toBe(0);
+    expect(read).toEqual(['reports/mutation/mutation.json', 'scripts/mutation-survivors.json']);
+  });
+
+  it('lists nothing without --list, and says nothing of lowering a count that is right', () => {
+    const files = everyFolderAt({ Killed: 100 });
+    files['lib/http/a.ts'] = { Killed: 100, Survived: 1 };
+    const { status, out, err } = run(files, [], { 'lib/http': 1 });
+    expect(status).toBe(0);
+    expect(out).not.toContain('No test fails');
+    expect(out).not.toContain('lower it');
+    expect(err).toBe('');
+  });
+
+  it('names the kept count of a folder that keeps none as 0', () => {
+    const files = everyFolderAt({ Killed: 100 });
+    files['lib/http/a.ts'] = { Killed: 100, Survived: 1 };
+    expect(run(files).err).toContain(
+      'lib/http: 1 mutant(s) no test fails and no comment explains, 0 kept in kept.json.',
+    );
   });
 });
