@@ -21,14 +21,27 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { loadEnvConfig } from '@next/env';
-import { readVariable } from '../lib/config/variables';
+import { readVariable, type Env } from '../lib/config/variables';
 import { builtConfigText, parseBuiltConfig } from '../lib/server/build-output';
 
-const ROOT = path.resolve(__dirname, '../..');
-// NEXT_DIST_DIR, SENTRY_AUTH_TOKEN and the rest may sit in .env files, as for `next build`: load
-// them the same way (the environment wins) before anything is read.
-loadEnvConfig(ROOT, false, { info: () => {}, error: (...args: unknown[]) => console.error(...args) });
-const DIST = path.resolve(ROOT, readVariable('distDir', process.env, []));
+/** The app's root, and the build folder in it (NEXT_DIST_DIR, `.next` by default). */
+export interface Build {
+  root: string;
+  dist: string;
+}
+
+/** Runs sentry-cli with `args`; returns what it printed. */
+export type SentryCli = (args: string[]) => string;
+
+/**
+ * The build of the app at `root`. NEXT_DIST_DIR, SENTRY_AUTH_TOKEN and the rest may sit in .env
+ * files, as for `next build`: they are loaded the same way (the environment wins) first.
+ */
+export function buildAt(root: string): Build {
+  loadEnvConfig(root, false, { info: () => {}, error: (...args: unknown[]) => console.error(...args) });
+  return { root, dist: path.resolve(root, readVariable('distDir', process.env, [])) };
+}
+
 /** The one folder maps are kept in: inside the build, outside everything the server serves. */
 export const MAPS_FOLDER = 'sourcemaps';
 
@@ -38,17 +51,20 @@ interface SourceMapJson {
   [key: string]: unknown;
 }
 
-function sentryCli(args: string[]): string {
-  // An empty SENTRY_URL (the Dockerfile's default) means sentry.io, not a URL sentry-cli must parse.
-  const env = { ...process.env };
-  if (!env.SENTRY_URL) delete env.SENTRY_URL;
-  const bin = require.resolve('@sentry/cli/bin/sentry-cli', { paths: [ROOT] });
-  return execFileSync(process.execPath, [bin, ...args], {
-    cwd: ROOT,
-    env,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+/** sentry-cli as the app installs it (@sentry/cli, its binary from the registry), run in `root`. */
+export function sentryCliIn(root: string): SentryCli {
+  return (args) => {
+    // An empty SENTRY_URL (the Dockerfile's default) means sentry.io, not a URL sentry-cli must parse.
+    const env = { ...process.env };
+    if (!env.SENTRY_URL) delete env.SENTRY_URL;
+    const bin = require.resolve('@sentry/cli/bin/sentry-cli', { paths: [root] });
+    return execFileSync(process.execPath, [bin, ...args], {
+      cwd: root,
+      env,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+  };
 }
 
 /** Every file under `dir` whose name ends with `suffix`, as paths relative to `dir`. */
@@ -65,9 +81,9 @@ export function debugIdFor(content: Buffer): string {
 }
 
 /** Writes a debug ID into each browser map; returns file (relative to static/) → ID. */
-function linkBrowserMaps(): Record<string, string> {
+export function linkBrowserMaps(dist: string): Record<string, string> {
   const ids: Record<string, string> = {};
-  const staticDir = path.join(DIST, 'static');
+  const staticDir = path.join(dist, 'static');
   for (const mapFile of filesUnder(staticDir, '.js.map')) {
     const jsFile = mapFile.slice(0, -'.map'.length);
     if (!existsSync(path.join(staticDir, jsFile))) continue;
@@ -82,13 +98,11 @@ function linkBrowserMaps(): Record<string, string> {
 /**
  * Appends to the SDK file the registration the SDK reads: `_sentryDebugIds` maps a stack (whose
  * frame names the file's URL) to the file's debug ID, as Sentry's own snippet does from inside
- * each file. Appended, so the SDK file's own map stays valid.
+ * each file. Appended, so the SDK file's own map stays valid. Returns whether there was an SDK file.
  */
-function registerInSdk(ids: Record<string, string>): boolean {
-  const chunks = path.join(DIST, 'static/chunks');
-  const sdk = existsSync(chunks)
-    ? readdirSync(chunks).find((name) => /^reporting-.+\.js$/.test(name))
-    : undefined;
+export function registerInSdk(dist: string, ids: Record<string, string>): boolean {
+  const chunks = path.join(dist, 'static/chunks');
+  const sdk = filesUnder(chunks, '.js').find((name) => /^reporting-[^/]+\.js$/.test(name));
   if (!sdk) return false;
   const byPath = JSON.stringify(
     Object.fromEntries(Object.entries(ids).map(([file, id]) => [`/_next/static/${file}`, id])),
@@ -103,15 +117,15 @@ function registerInSdk(ids: Record<string, string>): boolean {
 
 /**
  * Moves every map (and, for the upload, a copy of its bundle marked with its debug ID) into
- * <dist>/sourcemaps/{client,server}/, leaving none where the server serves files.
+ * <dist>/sourcemaps/{client,server}/, leaving none where the server serves files. Returns how many.
  */
-function moveMaps(browserIds: Record<string, string>): number {
-  const kept = path.join(DIST, MAPS_FOLDER);
+export function moveMaps(dist: string, browserIds: Record<string, string>): number {
+  const kept = path.join(dist, MAPS_FOLDER);
   rmSync(kept, { recursive: true, force: true });
   let count = 0;
   for (const [side, from] of [
-    ['client', path.join(DIST, 'static')],
-    ['server', path.join(DIST, 'server')],
+    ['client', path.join(dist, 'static')],
+    ['server', path.join(dist, 'server')],
   ] as const) {
     for (const mapFile of filesUnder(from, '.map')) {
       const target = path.join(kept, side, mapFile);
@@ -132,72 +146,81 @@ function moveMaps(browserIds: Record<string, string>): number {
  * Standalone output (the container image) holds its own copy of the server bundles, made before
  * this step: give it the injected bundles, and no maps.
  */
-function syncStandalone(): void {
-  const standaloneServer = path.join(DIST, 'standalone', path.relative(ROOT, DIST), 'server');
+export function syncStandalone({ root, dist }: Build): void {
+  const standaloneServer = path.join(dist, 'standalone', path.relative(root, dist), 'server');
   if (!existsSync(standaloneServer)) return;
   for (const file of filesUnder(standaloneServer, '.map')) rmSync(path.join(standaloneServer, file));
-  for (const file of filesUnder(path.join(DIST, 'server'), '.js')) {
+  for (const file of filesUnder(path.join(dist, 'server'), '.js')) {
     if (existsSync(path.join(standaloneServer, file)))
-      cpSync(path.join(DIST, 'server', file), path.join(standaloneServer, file));
+      cpSync(path.join(dist, 'server', file), path.join(standaloneServer, file));
   }
 }
 
-function buildRelease(): string | undefined {
-  return parseBuiltConfig(builtConfigText(ROOT, path.relative(ROOT, DIST)))?.env?.APP_RELEASE;
-}
-
 /** Uploads the kept maps to Sentry when credentials are set; returns whether it did. */
-export function uploadIfConfigured(): boolean {
+export function uploadIfConfigured({ root, dist }: Build, cli: SentryCli, env: Env = process.env): boolean {
   const credentials = (['sentryAuthToken', 'sentryOrg', 'sentryProject'] as const).map((key) =>
-    readVariable(key, process.env, []),
+    readVariable(key, env, []),
   );
   if (credentials.some((value) => !value)) return false;
-  const folder = path.join(DIST, MAPS_FOLDER);
+  const folder = path.join(dist, MAPS_FOLDER);
   if (!existsSync(folder))
-    throw new Error(`No source maps in ${path.relative(ROOT, folder)}: run npm run build first.`);
-  const release = buildRelease();
+    throw new Error(`No source maps in ${path.relative(root, folder)}: run npm run build first.`);
+  const release = parseBuiltConfig(builtConfigText(root, path.relative(root, dist)))?.env?.APP_RELEASE;
   if (!release)
     throw new Error('The build names no release (required-server-files.json): run npm run build first.');
-  sentryCli(['releases', 'new', release]);
-  sentryCli(['sourcemaps', 'upload', '--release', release, folder]);
-  sentryCli(['releases', 'finalize', release]);
+  cli(['releases', 'new', release]);
+  cli(['sourcemaps', 'upload', '--release', release, folder]);
+  cli(['releases', 'finalize', release]);
   rmSync(folder, { recursive: true, force: true });
   return true;
 }
 
-function main() {
-  const command = process.argv[2] ?? 'build';
-  if (command === 'upload') {
-    if (!uploadIfConfigured()) {
-      console.error(
+/** `npm run build`'s step: links, moves and (with credentials) uploads; returns what to say. */
+export function afterBuild(build: Build, cli: SentryCli, env: Env = process.env): string {
+  const { root, dist } = build;
+  if (existsSync(path.join(dist, 'server'))) cli(['sourcemaps', 'inject', path.join(dist, 'server')]);
+  const browserIds = linkBrowserMaps(dist);
+  const registered = registerInSdk(dist, browserIds);
+  const count = moveMaps(dist, browserIds);
+  syncStandalone(build);
+  if (uploadIfConfigured(build, cli, env))
+    return `Source maps: ${count} uploaded to Sentry and removed from the build.`;
+  return (
+    `Source maps: ${count} kept in ${path.relative(root, path.join(dist, MAPS_FOLDER))}/ ` +
+    `(never served${registered ? '' : '; no SDK file in this build'}). ` +
+    'Upload them with `npm run sourcemaps:upload` and SENTRY_AUTH_TOKEN, SENTRY_ORG, SENTRY_PROJECT set.'
+  );
+}
+
+/** `npm run sourcemaps:upload`: what to say, and the exit code. */
+export function uploadCommand(
+  build: Build,
+  cli: SentryCli,
+  env: Env = process.env,
+): { message: string; code: 0 | 1 } {
+  if (!uploadIfConfigured(build, cli, env))
+    return {
+      message:
         'Set SENTRY_AUTH_TOKEN, SENTRY_ORG and SENTRY_PROJECT (and SENTRY_URL for self-hosted Sentry).',
-      );
-      process.exit(1);
-    }
-    console.log('Source maps uploaded to Sentry and removed from the build.');
-    return;
-  }
-  if (existsSync(path.join(DIST, 'server'))) sentryCli(['sourcemaps', 'inject', path.join(DIST, 'server')]);
-  const browserIds = linkBrowserMaps();
-  const registered = registerInSdk(browserIds);
-  const count = moveMaps(browserIds);
-  syncStandalone();
-  const where = path.relative(ROOT, path.join(DIST, MAPS_FOLDER));
-  if (uploadIfConfigured()) {
-    console.log(`Source maps: ${count} uploaded to Sentry and removed from the build.`);
-  } else {
-    console.log(
-      `Source maps: ${count} kept in ${where}/ (never served${registered ? '' : '; no SDK file in this build'}). ` +
-        'Upload them with `npm run sourcemaps:upload` and SENTRY_AUTH_TOKEN, SENTRY_ORG, SENTRY_PROJECT set.',
-    );
-  }
+      code: 1,
+    };
+  return { message: 'Source maps uploaded to Sentry and removed from the build.', code: 0 };
 }
 
 if (require.main === module) {
   try {
-    main();
+    // Compiled to dist/scripts/: the app's root is two folders up.
+    const build = buildAt(path.resolve(__dirname, '../..'));
+    const cli = sentryCliIn(build.root);
+    if (process.argv[2] === 'upload') {
+      const { message, code } = uploadCommand(build, cli);
+      (code === 0 ? console.log : console.error)(message);
+      process.exitCode = code;
+    } else {
+      console.log(afterBuild(build, cli));
+    }
   } catch (error) {
     console.error(`Source maps: ${error instanceof Error ? error.message : String(error)}`);
-    process.exit(1);
+    process.exitCode = 1;
   }
 }
