@@ -4,9 +4,19 @@
 const { existsSync } = require('node:fs');
 const path = require('node:path');
 
-const server = path.join(__dirname, '../dist/lib/server/start.js');
-if (!existsSync(server)) {
-  process.stderr.write('No production build here yet: run `npm run build` first, then `npm start`.\n');
-  process.exit(1);
+/**
+ * Starts the production server at `server`, or says what to do when there is none.
+ * @returns {0 | 1} 1 when there is no server to start
+ */
+function start(server = path.join(__dirname, '../dist/lib/server/start.js')) {
+  if (!existsSync(server)) {
+    process.stderr.write('No production build here yet: run `npm run build` first, then `npm start`.\n');
+    return 1;
+  }
+  require(server).runServer({ dev: false });
+  return 0;
 }
-require(server).runServer({ dev: false });
+
+module.exports = { start };
+
+if (require.main === module && start() === 1) process.exit(1);
