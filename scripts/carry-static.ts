@@ -35,10 +35,13 @@ export function buildsIn(staticFolder: string): Source[] {
   return [{ id, builtAt, files, folder: staticFolder }];
 }
 
-/** Carries the files KEEP_STATIC_FROM names into the build; returns the line `npm run build` prints. */
-export function carryStatic(env: Env, now = Date.now()): string {
+/**
+ * Carries the files KEEP_STATIC_FROM names into the build of the app at `root` (folders are
+ * relative to it); returns the line `npm run build` prints.
+ */
+export function carryStatic(env: Env, now = Date.now(), root = ROOT): string {
   const problems: string[] = [];
-  const dist = path.resolve(ROOT, readVariable('distDir', env, problems));
+  const dist = path.resolve(root, readVariable('distDir', env, problems));
   const from = readVariable('keepStaticFrom', env, problems) ?? [];
   const limits = {
     builds: readVariable('keepStaticBuilds', env, problems),
@@ -46,7 +49,7 @@ export function carryStatic(env: Env, now = Date.now()): string {
     now,
   };
   for (const folder of from)
-    if (!existsSync(path.join(path.resolve(ROOT, folder))))
+    if (!existsSync(path.resolve(root, folder)))
       problems.push(`KEEP_STATIC_FROM names ${folder}, which does not exist`);
   if (problems.length > 0) throw new Error(`Invalid build configuration: ${problems.join('; ')}.`);
 
@@ -59,7 +62,7 @@ export function carryStatic(env: Env, now = Date.now()): string {
   };
   const { kept, left } = planCarry(
     own.id,
-    from.flatMap((folder) => buildsIn(path.resolve(ROOT, folder))),
+    from.flatMap((folder) => buildsIn(path.resolve(root, folder))),
     limits,
   );
   const present = new Set(ownFiles);

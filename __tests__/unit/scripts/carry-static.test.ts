@@ -126,3 +126,86 @@ describe('carrying earlier builds’ files into a build', () => {
     );
   });
 });
+
+describe('carrying, read closely', () => {
+  it("reads the build's folder and KEEP_STATIC_FROM relative to the app, as next build reads NEXT_DIST_DIR", () => {
+    buildFolder('old', 'buildOld', { 'chunks/a-1.js': 'old a' }, 1);
+    const dist = buildFolder('new', 'buildNew', {});
+    const line = carryStatic({ NEXT_DIST_DIR: 'new', KEEP_STATIC_FROM: 'old/static' }, NOW, root);
+    expect(line).toBe('Carried files: 2 from 1 earlier build(s) (buildOld).');
+    expect(read(dist, 'chunks/a-1.js')).toBe('old a');
+    expect(() => carryStatic({ NEXT_DIST_DIR: 'new', KEEP_STATIC_FROM: 'gone/static' }, NOW, root)).toThrow(
+      'Invalid build configuration: KEEP_STATIC_FROM names gone/static, which does not exist.',
+    );
+  });
+
+  it("names the build by its BUILD_ID without the file's line end", () => {
+    const dist = buildFolder('new', 'buildNew', {});
+    writeFileSync(path.join(dist, 'BUILD_ID'), 'buildNew\n');
+    carryStatic({ NEXT_DIST_DIR: dist }, NOW);
+    expect(manifest(dist).builds[0]!.id).toBe('buildNew');
+  });
+
+  it('names a folder without a manifest by the folder holding its _buildManifest.js, at the top only', () => {
+    const old = path.join(root, 'old/static');
+    for (const file of ['abc/_buildManifest.js', 'chunks/a.js'])
+      mkdirSync(path.dirname(path.join(old, file)), { recursive: true });
+    writeFileSync(path.join(old, 'abc/_buildManifest.js'), '');
+    writeFileSync(path.join(old, 'chunks/a.js'), 'a');
+    const dist = buildFolder('new', 'buildNew', {});
+    carryStatic({ NEXT_DIST_DIR: dist, KEEP_STATIC_FROM: old }, NOW);
+    expect(manifest(dist).builds.map((build) => build.id)).toEqual(['buildNew', 'abc']);
+  });
+
+  it('names one with no _buildManifest.js of its own (a nested one, or a map) by the folder it was read from', () => {
+    const old = path.join(root, 'old/static');
+    for (const file of ['media/abc/_buildManifest.js', 'abc/_buildManifest.js.map']) {
+      mkdirSync(path.dirname(path.join(old, file)), { recursive: true });
+      writeFileSync(path.join(old, file), '');
+    }
+    const dist = buildFolder('new', 'buildNew', {});
+    carryStatic({ NEXT_DIST_DIR: dist, KEEP_STATIC_FROM: old }, NOW);
+    expect(manifest(dist).builds.map((build) => build.id)).toEqual(['buildNew', `unknown:${old}`]);
+  });
+
+  it('records of a carried build only the files it still has', () => {
+    const old = buildFolder('old', 'buildOld', { 'chunks/a.js': 'a' }, 1);
+    writeFileSync(
+      path.join(old, CARRIED_MANIFEST),
+      JSON.stringify({
+        builds: [
+          {
+            id: 'buildOld',
+            builtAt: new Date(NOW - DAY).toISOString(),
+            files: ['chunks/a.js', 'chunks/gone.js'],
+          },
+        ],
+      }),
+    );
+    const dist = buildFolder('new', 'buildNew', {});
+    expect(carryStatic({ NEXT_DIST_DIR: dist, KEEP_STATIC_FROM: `${old}/static` }, NOW)).toBe(
+      'Carried files: 1 from 1 earlier build(s) (buildOld).',
+    );
+    expect(manifest(dist).builds[1]).toEqual(
+      expect.objectContaining({ id: 'buildOld', files: ['chunks/a.js'] }),
+    );
+  });
+
+  it('names each build left out and why', () => {
+    const first = buildFolder('first', 'build1', { 'chunks/one.js': '1' }, 3);
+    const second = buildFolder('second', 'build2', { 'chunks/two.js': '2' }, 2);
+    const third = buildFolder('third', 'build3', { 'chunks/three.js': '3' }, 20);
+    const dist = buildFolder('new', 'buildNew', {});
+    const line = carryStatic(
+      {
+        NEXT_DIST_DIR: dist,
+        KEEP_STATIC_FROM: `${first}/static,${second}/static,${third}/static`,
+        KEEP_STATIC_BUILDS: '1',
+      },
+      NOW,
+    );
+    expect(line).toBe(
+      'Carried files: 2 from 1 earlier build(s) (build2); left out: build1 (beyond 1 builds), build3 (older than 14 days).',
+    );
+  });
+});
