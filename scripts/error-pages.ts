@@ -23,7 +23,7 @@ export function buildStylesheet(root: string, distDir: string): string {
   const manifest = JSON.parse(readFileSync(path.join(root, distDir, 'build-manifest.json'), 'utf8')) as {
     pages: Record<string, string[]>;
   };
-  const files = (manifest.pages['/_app'] ?? []).filter((file) => file.endsWith('.css'));
+  const files = manifest.pages['/_app']?.filter((file) => file.endsWith('.css')) ?? [];
   if (files.length === 0) throw new Error(`no stylesheet for /_app in ${distDir}/build-manifest.json`);
   return files.map((file) => readFileSync(path.join(root, distDir, file), 'utf8')).join('\n');
 }

@@ -1,6 +1,6 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { writeErrorPages } from '../../../scripts/error-pages';
+import { buildStylesheet, prerenderedNotFound, writeErrorPages } from '../../../scripts/error-pages';
 import { fakeBuild } from '../../support/fake-build';
 
 let root: string;
@@ -66,4 +66,38 @@ it('writes the three balancer pages with the build’s own stylesheet and settin
 it('fails when the build has no stylesheet, rather than write unstyled pages', async () => {
   writeFileSync(path.join(root, '.next/build-manifest.json'), JSON.stringify({ pages: { '/_app': [] } }));
   await expect(writeErrorPages(root, {})).rejects.toThrow(/no stylesheet for \/_app/);
+});
+
+it('fails as clearly for a build whose manifest has no /_app at all', async () => {
+  writeFileSync(path.join(root, '.next/build-manifest.json'), JSON.stringify({ pages: {} }));
+  await expect(writeErrorPages(root, {})).rejects.toThrow(
+    'no stylesheet for /_app in .next/build-manifest.json',
+  );
+});
+
+it('takes every stylesheet of /_app, one after the other', () => {
+  writeFileSync(path.join(root, '.next/static/css/more.css'), '.b{}');
+  writeFileSync(
+    path.join(root, '.next/build-manifest.json'),
+    JSON.stringify({
+      pages: { '/_app': ['static/css/app.css', 'static/chunks/app.js', 'static/css/more.css'] },
+    }),
+  );
+  expect(buildStylesheet(root, '.next')).toBe('.es-main{color:#0b0c0c}\n.b{}');
+});
+
+describe("where Next prerendered the 404 page (Next's i18n puts it under the default locale)", () => {
+  it('is server/pages/404.html without i18n, or without a routes manifest to say', () => {
+    expect(prerenderedNotFound(root, '.next')).toBe('server/pages/404.html');
+    writeFileSync(path.join(root, '.next/routes-manifest.json'), JSON.stringify({ i18n: null }));
+    expect(prerenderedNotFound(root, '.next')).toBe('server/pages/404.html');
+  });
+
+  it("is under the default locale's folder with i18n", () => {
+    writeFileSync(
+      path.join(root, '.next/routes-manifest.json'),
+      JSON.stringify({ i18n: { locales: ['en-GB', 'fr'], defaultLocale: 'en-GB' } }),
+    );
+    expect(prerenderedNotFound(root, '.next')).toBe('server/pages/en-GB/404.html');
+  });
 });
