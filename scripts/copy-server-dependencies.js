@@ -42,7 +42,7 @@ async function copyServerDependencies({ root, dest, trace = traceEntries }) {
     // node_modules/name/… or node_modules/@scope/name/…, outermost package only.
     const parts = file.split(path.sep);
     if (parts[0] !== 'node_modules' || parts.length < 3) continue;
-    const packageRoot = path.join(...parts.slice(0, parts[1]?.startsWith('@') ? 3 : 2));
+    const packageRoot = path.join(...parts.slice(0, file.startsWith(path.join('node_modules', '@')) ? 3 : 2));
     if (!copying.has(packageRoot)) copying.set(packageRoot, !fs.existsSync(path.join(dest, packageRoot)));
     if (!copying.get(packageRoot)) continue;
     const source = path.join(root, file);

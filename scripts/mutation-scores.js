@@ -25,15 +25,16 @@ const KEPT = 'scripts/mutation-survivors.json';
 const STATIC_REASON = /^Static mutant/;
 
 /**
- * The folders a configuration's `mutate` list names (`lib/fleet/**\/*.ts` → `lib/fleet`), and the
- * files it leaves out (`!lib/server/start.ts`): Stryker's incremental record keeps the results of
- * a file it mutated before, so those are left out here as well.
+ * The folders a configuration's `mutate` list names (`lib/fleet/**\/*.ts` → `lib/fleet`); a file it
+ * leaves out (`!lib/server/start.ts`) is left out here too, as Stryker's incremental record keeps
+ * the results of a file it mutated before.
  * @param {readonly string[]} mutate
  */
 function foldersOf(mutate) {
   return {
     folders: mutate.filter((glob) => !glob.startsWith('!')).map((glob) => glob.split('/**')[0]),
-    leftOut: new Set(mutate.filter((glob) => glob.startsWith('!')).map((glob) => glob.slice(1))),
+    /** @param {string} file */
+    leftOut: (file) => mutate.includes(`!${file}`),
   };
 }
 
@@ -56,7 +57,7 @@ function scoresOf(report, mutate, cwd = process.cwd()) {
     const files = Object.fromEntries(
       Object.entries(report.files).filter(([name]) => {
         const file = relativeName(name, cwd);
-        return (file === folder || file.startsWith(`${folder}/`)) && !leftOut.has(file);
+        return (file === folder || file.startsWith(`${folder}/`)) && !leftOut(file);
       }),
     );
     const { metrics } = calculateMetrics(files);
@@ -103,7 +104,7 @@ const overKept = (rows, kept) => rows.filter((row) => row.unexplained.length > (
  * The folders under the bar, or with no mutant at all (a glob that matched nothing).
  * @param {Row[]} rows
  */
-const underTheBar = (rows, bar = BAR) => rows.filter((row) => row.score === null || row.score < bar);
+const underTheBar = (rows, bar = BAR) => rows.filter((row) => (row.score ?? 0) < bar);
 
 /**
  * The table of scores, a line a folder.
@@ -174,10 +175,10 @@ function run(args, mutate, io = CONSOLE) {
   // `--require-bar` makes a folder under the bar fail, but for the folders `--not-yet=a,b` names:
   // ones newly mutated, whose survivors are still being killed. The kept survivors above stop
   // those from falling further meanwhile.
-  const notYet = (option('not-yet') ?? '').split(',');
+  const notYet = new Set(option('not-yet')?.split(','));
   const under = underTheBar(rows);
   if (under.length > 0) {
-    failed ||= args.includes('--require-bar') && under.some((row) => !notYet.includes(row.folder));
+    failed ||= args.includes('--require-bar') && under.some((row) => !notYet.has(row.folder));
     io.error(`Under the bar of ${BAR} %: ${under.map((row) => row.folder).join(', ')}`);
   }
   return failed ? 1 : 0;

@@ -148,7 +148,6 @@ export function moveMaps(dist: string, browserIds: Record<string, string>): numb
  */
 export function syncStandalone({ root, dist }: Build): void {
   const standaloneServer = path.join(dist, 'standalone', path.relative(root, dist), 'server');
-  if (!existsSync(standaloneServer)) return;
   for (const file of filesUnder(standaloneServer, '.map')) rmSync(path.join(standaloneServer, file));
   for (const file of filesUnder(path.join(dist, 'server'), '.js')) {
     if (existsSync(path.join(standaloneServer, file)))
@@ -171,7 +170,7 @@ export function uploadIfConfigured({ root, dist }: Build, cli: SentryCli, env: E
   cli(['releases', 'new', release]);
   cli(['sourcemaps', 'upload', '--release', release, folder]);
   cli(['releases', 'finalize', release]);
-  rmSync(folder, { recursive: true, force: true });
+  rmSync(folder, { recursive: true });
   return true;
 }
 

@@ -5,9 +5,13 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ROOT } from '../../support/paths';
+// Imported, not only required below: Jest's related-test search, which StrykerJS relies on to pick
+// the tests for a mutant, follows imports.
+import * as chromiumAtImport from '../../../scripts/lib/chromium';
+import { start } from '../../../scripts/start';
+import sentryTracingFlag from '../../../scripts/webpack/sentry-tracing-flag';
 
 describe('npm start (scripts/start.js)', () => {
-  const { start } = jest.requireActual<typeof import('../../../scripts/start')>('../../../scripts/start');
   afterEach(() => jest.restoreAllMocks());
 
   it('says to build first when there is no compiled server, and fails', () => {
@@ -74,13 +78,12 @@ describe("the browser tests' Chromium (scripts/lib/chromium.js)", () => {
     });
     process.env.CHROMIUM_PATH = '/opt/chromium/chrome';
     expect(load().CHROMIUM_PATH).toBe('/opt/chromium/chrome');
+    expect(chromiumAtImport.CHROMIUM_ARGS).toEqual(load().CHROMIUM_ARGS);
   });
 });
 
 describe("the tracing file's loader (scripts/webpack/sentry-tracing-flag.js)", () => {
-  const loader = jest.requireActual<(source: string) => string>(
-    '../../../scripts/webpack/sentry-tracing-flag',
-  );
+  const loader = sentryTracingFlag as (source: string) => string;
 
   it("turns Sentry's tracing flag on, every time it appears, and changes nothing else", () => {
     expect(loader('if (__SENTRY_TRACING__) a(); b(__SENTRY_TRACING__ && c);')).toBe(

@@ -290,3 +290,63 @@ describe('mutation-scores, read closely', () => {
     );
   });
 });
+
+describe('mutation-scores, at its edges', () => {
+  it('passes a folder at exactly 85 % with --require-bar, and fails one a mutant under', () => {
+    const files = everyFolderAt({ Killed: 100 });
+    files['lib/http/a.ts'] = { Killed: 85, Survived: 15 };
+    expect(run(files, ['--require-bar'], { 'lib/http': 15 }).status).toBe(0);
+    files['lib/http/a.ts'] = { Killed: 84, Timeout: 0, Survived: 16 };
+    expect(run(files, ['--require-bar'], { 'lib/http': 16 }).status).toBe(1);
+  });
+
+  it('takes the report from the first argument that is not a flag, wherever it stands', () => {
+    const read: string[] = [];
+    scores.run(['--list', '--kept=kept.json', 'elsewhere.json'], MUTATE, {
+      log: () => {},
+      error: () => {},
+      readJson: (file) => {
+        read.push(file);
+        return file === 'elsewhere.json' ? reportOf(everyFolderAt({ Killed: 1 })) : {};
+      },
+    });
+    expect(read).toEqual(['elsewhere.json', 'kept.json']);
+  });
+
+  it('lists nothing with --list when every mutant is killed', () => {
+    expect(run(everyFolderAt({ Killed: 100 }), ['--list']).out).not.toContain('No test fails');
+  });
+
+  it('says how to deal with a new survivor, in full', () => {
+    const files = everyFolderAt({ Killed: 100 });
+    files['lib/http/a.ts'] = { Killed: 100, Survived: 1 };
+    expect(run(files).err.split('\n').slice(0, 3)).toEqual([
+      '',
+      'lib/http: 1 mutant(s) no test fails and no comment explains, 0 kept in kept.json. Kill the new ones ' +
+        'with a test of behaviour, or explain them (docs/mutation-testing.md):',
+      '  lib/http/a.ts:1:3 Survived ConditionalExpression → "false"',
+    ]);
+  });
+
+  it('counts as explained a mutant whose reason only mentions a static mutant, and names one with no replacement', () => {
+    const report = reportOf(everyFolderAt({ Killed: 100 }));
+    report.files['lib/http/a.ts']!.mutants.push(
+      {
+        id: 'x1',
+        mutatorName: 'StringLiteral',
+        location: { start: { line: 7, column: 1 }, end: { line: 7, column: 2 } },
+        status: 'Ignored',
+        statusReason: 'like a Static mutant, but explained: the log line is not a promise',
+      } as never,
+      {
+        id: 'x2',
+        mutatorName: 'BlockStatement',
+        location: { start: { line: 9, column: 4 }, end: { line: 9, column: 5 } },
+        status: 'Survived',
+      } as never,
+    );
+    const http = scores.scoresOf(report as never, MUTATE).find((row) => row.folder === 'lib/http');
+    expect(http).toMatchObject({ folder: 'lib/http', explained: 1, notRun: 0 });
+    expect(http!.unexplained).toEqual(['lib/http/a.ts:9:4 Survived BlockStatement → ""']);
+  });
+});

@@ -288,6 +288,9 @@ describe('buildAt', () => {
 
   /** buildAt in a fresh copy of the script and of @next/env, which loads a process's .env files once. */
   const freshBuildAt = (root: string) => {
+    // What an earlier load left: the value, and @next/env's mark that the files were read.
+    delete process.env.NEXT_DIST_DIR;
+    delete process.env.__NEXT_PROCESSED_ENV;
     let build: Build | undefined;
     jest.isolateModules(() => {
       build = jest
@@ -305,6 +308,19 @@ describe('buildAt', () => {
     const other = mkdtempSync(path.join(tmpdir(), 'source-maps-root-'));
     writeFileSync(path.join(other, '.env'), 'NEXT_DIST_DIR=.next-prod\n');
     expect(freshBuildAt(other)).toEqual({ root: other, dist: path.join(other, '.next-prod') });
+    // As `next build` reads them: the production files, not the development ones.
+    delete process.env.NEXT_DIST_DIR;
+    const third = mkdtempSync(path.join(tmpdir(), 'source-maps-root-'));
+    writeFileSync(path.join(third, '.env.production'), 'NEXT_DIST_DIR=.next-production\n');
+    writeFileSync(path.join(third, '.env.development'), 'NEXT_DIST_DIR=.next-development\n');
+    // (Jest runs with NODE_ENV=test, which reads .env.test instead: the command runs as a build.)
+    const nodeEnv = process.env.NODE_ENV;
+    Object.assign(process.env, { NODE_ENV: 'production' });
+    try {
+      expect(freshBuildAt(third)).toEqual({ root: third, dist: path.join(third, '.next-production') });
+    } finally {
+      Object.assign(process.env, { NODE_ENV: nodeEnv });
+    }
   });
 });
 
