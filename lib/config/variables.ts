@@ -427,7 +427,7 @@ export const VARIABLES = {
     readAt: 'build',
     group: 'build',
     meaning:
-      "`off`: `next build` writes no file traces (the `*.nft.json` files listing what each page's server code requires, which only the standalone folder is made from), and is about a third faster here; `npm start` never reads them. Refused with `NEXT_OUTPUT=standalone`, which needs them. The test suites' builds for `npm start` set it.",
+      "`off`: `next build` writes no file traces (the `*.nft.json` files listing what each page's server code requires, which only the standalone folder is made from), in about half the time here; `npm start` never reads them. Refused with `NEXT_OUTPUT=standalone`, which needs them. The test suites' builds for `npm start` set it.",
     check: oneOf('on', 'off'),
     fallback: 'on',
   }),
