@@ -4,6 +4,7 @@ import {
   createRequestCounter,
   installGracefulShutdown,
   type RequestCounter,
+  type ShutdownOptions,
 } from '../../../../lib/lifecycle/graceful-shutdown';
 import { beforeExit, currentPhase, enterPhase } from '../../../../lib/lifecycle/state';
 import { resetLifecycle } from '../../../../lib/lifecycle/state';
@@ -72,9 +73,13 @@ afterEach(async () => {
   jest.restoreAllMocks();
 });
 
-function install(options: { drainMs: number; shutdownTimeoutMs: number }) {
-  const exit = jest.fn();
-  const controls = installGracefulShutdown({ server, requests, ...options, exit, signals: [] });
+/** Shutdown on this file's server and count, listening for no signal, its exit a mock unless given. */
+function install(
+  options: Pick<ShutdownOptions, 'drainMs' | 'shutdownTimeoutMs'> &
+    Partial<Omit<ShutdownOptions, 'drainMs' | 'shutdownTimeoutMs' | 'signals'>>,
+) {
+  const { exit = jest.fn(), ...rest } = options;
+  const controls = installGracefulShutdown({ server, requests, ...rest, exit, signals: [] });
   return { exit, ...controls };
 }
 
@@ -136,13 +141,10 @@ describe('graceful shutdown', () => {
       order.push('flush');
     });
     const exit = jest.fn(() => order.push('exit'));
-    await installGracefulShutdown({
-      server,
-      requests,
+    await install({
       drainMs: 0,
       shutdownTimeoutMs: 100,
       exit,
-      signals: [],
     }).shutdown('t');
     expect(order).toEqual(['flush', 'exit']);
   });
@@ -153,9 +155,7 @@ describe('graceful shutdown', () => {
       order.push('flush');
     });
     const exit = jest.fn(() => order.push('exit'));
-    await installGracefulShutdown({
-      server,
-      requests,
+    await install({
       drainMs: 0,
       shutdownTimeoutMs: 100,
       handOver: async () => {
@@ -163,7 +163,6 @@ describe('graceful shutdown', () => {
         throw new Error('no peer answered');
       },
       exit,
-      signals: [],
     }).shutdown('t');
     expect(order).toEqual(['flush', 'hand over (draining)', 'exit']);
     expect(exit).toHaveBeenCalledWith(0);
@@ -171,16 +170,12 @@ describe('graceful shutdown', () => {
 
   it('does not wait for a before-exit task that hangs', async () => {
     beforeExit('hang', () => new Promise(() => {}));
-    const exit = jest.fn();
-    await installGracefulShutdown({
-      server,
-      requests,
+    const { exit, shutdown } = install({
       drainMs: 0,
       shutdownTimeoutMs: 100,
       flushTimeoutMs: 50,
-      exit,
-      signals: [],
-    }).shutdown('t');
+    });
+    await shutdown('t');
     expect(exit).toHaveBeenCalledWith(0);
   });
 });
@@ -192,13 +187,10 @@ describe('the flush at exit, by default (docs/operations.md: at most 2 s)', () =
     beforeExit('hang', () => new Promise(() => {}));
     const exit = jest.fn();
     jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
-    void installGracefulShutdown({
-      server,
-      requests,
+    void install({
       drainMs: 0,
       shutdownTimeoutMs: 0,
       exit,
-      signals: [],
     }).shutdown('t');
     await jest.advanceTimersByTimeAsync(1999);
     expect(exit).not.toHaveBeenCalled();
@@ -219,16 +211,11 @@ describe('lifecycle state', () => {
 
 /** The JSON lines written (stdout and stderr, in order of writing) whose event is `event`. */
 function logged(event: string): Record<string, unknown>[] {
-  const calls = [
-    ...(process.stdout.write as unknown as jest.Mock).mock.invocationCallOrder.map((order, index) => ({
-      order,
-      line: (process.stdout.write as unknown as jest.Mock).mock.calls[index]![0],
-    })),
-    ...(process.stderr.write as unknown as jest.Mock).mock.invocationCallOrder.map((order, index) => ({
-      order,
-      line: (process.stderr.write as unknown as jest.Mock).mock.calls[index]![0],
-    })),
-  ].sort((a, b) => a.order - b.order);
+  const written = (stream: NodeJS.WriteStream) => {
+    const { mock } = stream.write as unknown as jest.Mock;
+    return mock.invocationCallOrder.map((order, index) => ({ order, line: mock.calls[index]![0] }));
+  };
+  const calls = [...written(process.stdout), ...written(process.stderr)].sort((a, b) => a.order - b.order);
   return calls
     .map(({ line }) => JSON.parse(String(line)) as Record<string, unknown>)
     .filter((line) => line.event === event);
@@ -274,16 +261,12 @@ describe('what shutdown tells operators (docs/operations.md lists these events)'
       throw new Error('disk full');
     });
     beforeExit('hang', () => new Promise(() => {}));
-    const exit = jest.fn();
-    await installGracefulShutdown({
-      server,
-      requests,
+    const { exit, shutdown } = install({
       drainMs: 0,
       shutdownTimeoutMs: 100,
       flushTimeoutMs: 50,
-      exit,
-      signals: [],
-    }).shutdown('t');
+    });
+    await shutdown('t');
     expect(logged('lifecycle.before_exit_failed')).toEqual([
       expect.objectContaining({
         level: 'error',
@@ -298,16 +281,12 @@ describe('what shutdown tells operators (docs/operations.md lists these events)'
   });
 
   it('says why the hand-over failed', async () => {
-    await installGracefulShutdown({
-      server,
-      requests,
+    await install({
       drainMs: 0,
       shutdownTimeoutMs: 100,
       handOver: async () => {
         throw new Error('no peer answered');
       },
-      exit: jest.fn(),
-      signals: [],
     }).shutdown('t');
     expect(logged('lifecycle.hand_over_failed')).toEqual([
       expect.objectContaining({
