@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { CARRIED_MANIFEST } from '../../../lib/fleet/carried';
 import { carryStatic } from '../../../scripts/carry-static';
+import { writeFiles } from '../../support/files';
 
 const DAY = 24 * 60 * 60 * 1000;
 const NOW = Date.parse('2026-11-25T12:00:00Z');
@@ -24,10 +25,7 @@ function buildFolder(name: string, id: string, files: Record<string, string>, bu
   writeFileSync(manifest, `self.__BUILD_MANIFEST=${JSON.stringify(id)}`);
   const when = new Date(NOW - builtDaysAgo * DAY);
   utimesSync(manifest, when, when);
-  for (const [file, text] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(dist, 'static', file)), { recursive: true });
-    writeFileSync(path.join(dist, 'static', file), text);
-  }
+  writeFiles(path.join(dist, 'static'), files);
   return dist;
 }
 
@@ -148,10 +146,7 @@ describe('carrying, read closely', () => {
 
   it('names a folder without a manifest by the folder holding its _buildManifest.js, at the top only', () => {
     const old = path.join(root, 'old/static');
-    for (const file of ['abc/_buildManifest.js', 'chunks/a.js'])
-      mkdirSync(path.dirname(path.join(old, file)), { recursive: true });
-    writeFileSync(path.join(old, 'abc/_buildManifest.js'), '');
-    writeFileSync(path.join(old, 'chunks/a.js'), 'a');
+    writeFiles(old, { 'abc/_buildManifest.js': '', 'chunks/a.js': 'a' });
     const dist = buildFolder('new', 'buildNew', {});
     carryStatic({ NEXT_DIST_DIR: dist, KEEP_STATIC_FROM: old }, NOW);
     expect(manifest(dist).builds.map((build) => build.id)).toEqual(['buildNew', 'abc']);
@@ -159,10 +154,7 @@ describe('carrying, read closely', () => {
 
   it('names one with no _buildManifest.js of its own (a nested one, or a map) by the folder it was read from', () => {
     const old = path.join(root, 'old/static');
-    for (const file of ['media/abc/_buildManifest.js', 'abc/_buildManifest.js.map']) {
-      mkdirSync(path.dirname(path.join(old, file)), { recursive: true });
-      writeFileSync(path.join(old, file), '');
-    }
+    writeFiles(old, { 'media/abc/_buildManifest.js': '', 'abc/_buildManifest.js.map': '' });
     const dist = buildFolder('new', 'buildNew', {});
     carryStatic({ NEXT_DIST_DIR: dist, KEEP_STATIC_FROM: old }, NOW);
     expect(manifest(dist).builds.map((build) => build.id)).toEqual(['buildNew', `unknown:${old}`]);

@@ -1,7 +1,6 @@
 // The packages the compiled server needs beyond Next's trace, copied into the standalone folder
 // (scripts/assemble-standalone.sh runs the command; the container's test runs the result).
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   copyServerDependencies,
@@ -9,16 +8,9 @@ import {
   summary,
   traceEntries,
 } from '../../../scripts/copy-server-dependencies';
+import { folderWith } from '../../support/files';
 
-/** A folder holding `files` (path → content). */
-function folder(files: Record<string, string> = {}): string {
-  const root = mkdtempSync(path.join(tmpdir(), 'server-deps-'));
-  for (const [file, content] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
-    writeFileSync(path.join(root, file), content);
-  }
-  return root;
-}
+const folder = (files: Record<string, string> = {}) => folderWith('server-deps-', files);
 
 const p = (...parts: string[]) => path.join(...parts);
 

@@ -1,7 +1,7 @@
 // `npm run build`'s source-map step and `npm run sourcemaps:upload`, on a made-up build folder with
 // a stand-in for sentry-cli. The e2e tests (source-maps, source-map-upload) run the real ones on a
 // real build; these hold each rule of the step where StrykerJS can see them.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
@@ -17,17 +17,14 @@ import {
   uploadCommand,
   uploadIfConfigured,
 } from '../../../scripts/source-maps';
+import { folderWith, writeFiles } from '../../support/files';
 
 const MAP = JSON.stringify({ version: 3, sources: ['a.ts'], mappings: 'AAAA' });
 
 /** An app at a new root whose build folder holds `files` (path in the build → content). */
 function appWith(files: Record<string, string>, dist = '.next'): Build {
-  const root = mkdtempSync(path.join(tmpdir(), 'source-maps-'));
-  for (const [file, content] of Object.entries(files)) {
-    const full = path.join(root, dist, file);
-    mkdirSync(path.dirname(full), { recursive: true });
-    writeFileSync(full, content);
-  }
+  const root = folderWith('source-maps-');
+  writeFiles(path.join(root, dist), files);
   return { root, dist: path.join(root, dist) };
 }
 
