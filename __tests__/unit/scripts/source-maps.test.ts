@@ -41,6 +41,13 @@ function fakeCli() {
   return { cli, calls };
 }
 
+/** The release `next build` wrote into the build's required-server-files.json. */
+const release = (build: Build, name: string) =>
+  writeFileSync(
+    path.join(build.dist, 'required-server-files.json'),
+    JSON.stringify({ config: { env: { APP_RELEASE: name } } }),
+  );
+
 const CREDENTIALS = { SENTRY_AUTH_TOKEN: 'sntrys_x', SENTRY_ORG: 'acme', SENTRY_PROJECT: 'shell' };
 
 describe('debugIdFor', () => {
@@ -162,12 +169,6 @@ describe('syncStandalone', () => {
 });
 
 describe('uploadIfConfigured', () => {
-  const release = (build: Build, name: string) =>
-    writeFileSync(
-      path.join(build.dist, 'required-server-files.json'),
-      JSON.stringify({ config: { env: { APP_RELEASE: name } } }),
-    );
-
   it('uploads the kept maps under the build’s release, finalises it, and removes them', () => {
     const build = appWith({ 'sourcemaps/client/a.js.map': MAP });
     release(build, 'shell@1.2.3');
@@ -235,10 +236,7 @@ describe('the build step', () => {
 
   it('uploads and removes them with credentials', () => {
     const build = appWith(files);
-    writeFileSync(
-      path.join(build.dist, 'required-server-files.json'),
-      JSON.stringify({ config: { env: { APP_RELEASE: 'r1' } } }),
-    );
+    release(build, 'r1');
     const { cli, calls } = fakeCli();
     expect(afterBuild(build, cli, CREDENTIALS)).toBe(
       'Source maps: 2 uploaded to Sentry and removed from the build.',
@@ -265,10 +263,7 @@ describe('npm run sourcemaps:upload', () => {
 
   it('says it uploaded, and succeeds', () => {
     const build = appWith({ 'sourcemaps/client/a.js.map': MAP });
-    writeFileSync(
-      path.join(build.dist, 'required-server-files.json'),
-      JSON.stringify({ config: { env: { APP_RELEASE: 'r1' } } }),
-    );
+    release(build, 'r1');
     expect(uploadCommand(build, fakeCli().cli, CREDENTIALS)).toEqual({
       message: 'Source maps uploaded to Sentry and removed from the build.',
       code: 0,
