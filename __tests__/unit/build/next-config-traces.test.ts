@@ -1,35 +1,20 @@
 // NEXT_TRACES: `next build` writes its file traces unless told the build is served with `npm start`,
 // which reads none (docs/configuration.md); the standalone folder is made from them, so it refuses.
-import { PHASE_PRODUCTION_BUILD } from 'next/constants';
 // Next's own matcher for the traces' exclusions, as its tracer applies them.
 import { makeIgnoreFn } from 'next/dist/build/collect-build-traces';
-import nextConfig from '../../../next.config';
-
-function configWith(env: Record<string, string | undefined>) {
-  const before = { ...process.env };
-  Object.assign(process.env, env);
-  for (const [name, value] of Object.entries(env)) if (value === undefined) delete process.env[name];
-  try {
-    return nextConfig(PHASE_PRODUCTION_BUILD);
-  } finally {
-    for (const name of Object.keys(env)) {
-      if (before[name] === undefined) delete process.env[name];
-      else process.env[name] = before[name];
-    }
-  }
-}
+import { nextConfigWith } from '../../support/next-config';
 
 describe('next.config and NEXT_TRACES', () => {
   it('traces by default and with on: nothing is excluded', () => {
-    expect(configWith({ NEXT_TRACES: undefined }).outputFileTracingExcludes).toBeUndefined();
-    expect(configWith({ NEXT_TRACES: 'on' }).outputFileTracingExcludes).toBeUndefined();
+    expect(nextConfigWith({ NEXT_TRACES: undefined }).outputFileTracingExcludes).toBeUndefined();
+    expect(nextConfigWith({ NEXT_TRACES: 'on' }).outputFileTracingExcludes).toBeUndefined();
     expect(
-      configWith({ NEXT_TRACES: 'on', NEXT_OUTPUT: 'standalone' }).outputFileTracingExcludes,
+      nextConfigWith({ NEXT_TRACES: 'on', NEXT_OUTPUT: 'standalone' }).outputFileTracingExcludes,
     ).toBeUndefined();
   });
 
   it('with off, excludes every file from the server’s trace and from every page’s', () => {
-    const excludes = configWith({ NEXT_TRACES: 'off' }).outputFileTracingExcludes ?? {};
+    const excludes = nextConfigWith({ NEXT_TRACES: 'off' }).outputFileTracingExcludes ?? {};
     const keys = Object.keys(excludes);
     expect(keys).toHaveLength(1);
     const ignored = makeIgnoreFn('/app', excludes[keys[0]!]!);
@@ -52,11 +37,11 @@ describe('next.config and NEXT_TRACES', () => {
     }) as typeof process.exit);
     const error = jest.spyOn(console, 'error').mockImplementation(() => {});
     try {
-      expect(() => configWith({ NEXT_TRACES: 'off', NEXT_OUTPUT: 'standalone' })).toThrow('exit 1');
+      expect(() => nextConfigWith({ NEXT_TRACES: 'off', NEXT_OUTPUT: 'standalone' })).toThrow('exit 1');
       expect(error).toHaveBeenCalledWith(
         'Invalid build configuration: NEXT_TRACES=off cannot build NEXT_OUTPUT=standalone, which is made from the traces.',
       );
-      expect(() => configWith({ NEXT_TRACES: 'sometimes' })).toThrow('exit 1');
+      expect(() => nextConfigWith({ NEXT_TRACES: 'sometimes' })).toThrow('exit 1');
       expect(error).toHaveBeenLastCalledWith(expect.stringContaining('NEXT_TRACES'));
     } finally {
       exit.mockRestore();
