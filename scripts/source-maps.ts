@@ -102,7 +102,10 @@ export function linkBrowserMaps(dist: string): Record<string, string> {
  */
 export function registerInSdk(dist: string, ids: Record<string, string>): boolean {
   const chunks = path.join(dist, 'static/chunks');
-  const sdk = filesUnder(chunks, '.js').find((name) => /^reporting-[^/]+\.js$/.test(name));
+  // The SDK file is one of chunks/' own files: no need to walk the folders below.
+  const sdk = existsSync(chunks)
+    ? readdirSync(chunks).find((name) => /^reporting-.+\.js$/.test(name))
+    : undefined;
   if (!sdk) return false;
   const byPath = JSON.stringify(
     Object.fromEntries(Object.entries(ids).map(([file, id]) => [`/_next/static/${file}`, id])),
