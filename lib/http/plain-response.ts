@@ -2,6 +2,7 @@
 // always with the same security headers as every other response. Never throws.
 import { type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { PRIVATE_ERROR_CACHE_CONTROL } from './private-errors';
 import { securityHeaders } from './security-headers';
 
 const SECURITY_HEADERS = securityHeaders();
@@ -42,7 +43,13 @@ export function plainResponseBytes(
   extra: Record<string, string> = {},
   { head: toHead = false }: { head?: boolean } = {},
 ): string {
-  const headers = { ...plainHeaders(message, extra), Connection: 'close' };
+  // SECURITY: the rule every error answer keeps (./private-errors.ts), here where no response
+  // object is there to keep it.
+  const cacheControl = status >= 400 ? PRIVATE_ERROR_CACHE_CONTROL : 'no-store';
+  const headers = {
+    ...plainHeaders(message, { 'Cache-Control': cacheControl, ...extra }),
+    Connection: 'close',
+  };
   const head = Object.entries(headers)
     .map(([name, value]) => `${name}: ${value}`)
     .join('\r\n');
@@ -66,7 +73,19 @@ export function writePlainToSocket(
       return;
     }
     socket.end(plainResponseBytes(status, message, extra, options));
+    // Closed whole once the answer is out, not left half-open: a client that never closes its
+    // side would hold the connection for ever, and a route still reading that request's body
+    // learns it failed only when the socket closes (Node then aborts the request).
+    const cut = setTimeout(() => socket.destroy(), SOCKET_LINGER_MS);
+    cut.unref();
+    socket.once('finish', () => {
+      clearTimeout(cut);
+      socket.destroy();
+    });
   } catch {
     socket.destroy();
   }
 }
+
+/** How long an answer written to a socket may take to leave before the connection is cut. */
+export const SOCKET_LINGER_MS = 500;

@@ -1,6 +1,13 @@
 import type { ServerResponse } from 'node:http';
 import { PassThrough } from 'node:stream';
-import { plainResponseBytes, sendPlain, writePlainToSocket } from '../../../../lib/http/plain-response';
+import { createServer, connect, type AddressInfo } from 'node:net';
+import { once } from 'node:events';
+import {
+  plainResponseBytes,
+  sendPlain,
+  SOCKET_LINGER_MS,
+  writePlainToSocket,
+} from '../../../../lib/http/plain-response';
 import { securityHeaders } from '../../../../lib/http/security-headers';
 
 describe('plainResponseBytes', () => {
@@ -12,13 +19,25 @@ describe('plainResponseBytes', () => {
     const headers = Object.fromEntries(lines.map((line) => line.split(': ') as [string, string]));
     expect(headers).toEqual({
       ...securityHeaders(),
-      'Cache-Control': 'no-store',
+      // Every error answer is private (lib/http/private-errors.ts), this one written past any response.
+      'Cache-Control': 'private, no-store',
       'Content-Type': 'text/plain; charset=utf-8',
       'Content-Length': String(Buffer.byteLength('Too big: é')),
       Allow: 'GET',
       Connection: 'close',
     });
     expect(body).toBe('Too big: é');
+  });
+
+  it.each([
+    [399, 'no-store'],
+    [400, 'private, no-store'],
+    [505, 'private, no-store'],
+  ])('says a %i is kept by no cache with Cache-Control: %s', (status, cacheControl) => {
+    const head = plainResponseBytes(status, 'x').split('\r\n\r\n')[0]!;
+    expect(head.split('\r\n').filter((line) => /^cache-control:/i.test(line))).toEqual([
+      `Cache-Control: ${cacheControl}`,
+    ]);
   });
 });
 
@@ -52,6 +71,36 @@ describe('writePlainToSocket', () => {
     writePlainToSocket(socket, 400, 'Bad request.');
     await new Promise((resolve) => socket.on('end', resolve));
     expect(Buffer.concat(chunks).toString()).toBe(plainResponseBytes(400, 'Bad request.'));
+  });
+
+  it('closes the connection whole once the answer is out, though the client keeps its side open', async () => {
+    // Half-open, as Node's HTTP server keeps connections: ending its side alone would leave it open.
+    const server = createServer({ allowHalfOpen: true });
+    const closedByServer = new Promise<boolean>((resolve) => {
+      server.on('connection', (socket) => {
+        socket.on('close', () => resolve(true));
+        writePlainToSocket(socket, 400, 'Bad request.');
+      });
+      setTimeout(() => resolve(false), SOCKET_LINGER_MS * 4).unref();
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    // A client that never ends its side.
+    const client = connect({
+      port: (server.address() as AddressInfo).port,
+      host: '127.0.0.1',
+      allowHalfOpen: true,
+    });
+    client.on('error', () => {});
+    let text = '';
+    client.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+    const ended = once(client, 'end');
+    expect(await closedByServer).toBe(true);
+    await ended;
+    expect(text).toBe(plainResponseBytes(400, 'Bad request.'));
+    client.destroy();
+    server.close();
+    await once(server, 'close');
   });
 
   it('only destroys a socket that can no longer be written', () => {
