@@ -7,10 +7,15 @@ import { sendPlain, writePlainToSocket } from '../http/plain-response';
 import { sendProblem } from '../http/problem';
 import { isApiPath, QUERY_MAX_PARAMS } from '../http/query-bound';
 import { parseRequestTarget } from '../http/request-target';
+import { transferCodingIsReadable } from '../http/transfer-coding';
+import { noteStatusOnSocket } from '../reporting/node/answered-status';
+import { ANSWER_HEADER } from '../service-worker/paths';
 
 export const ALLOW = 'GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE';
 
 const ASTERISK_OPTIONS_HEADERS = { ...securityHeaders(), Allow: ALLOW, 'Cache-Control': 'no-store' };
+
+const UNREADABLE_BODY = 'Bad request: a Transfer-Encoding must end with chunked, and name it once.';
 
 /** Normalises `req.url` to a path, or answers the request itself. Returns true when it answered. */
 export function answeredBeforeNext(req: IncomingMessage, res: ServerResponse): boolean {
@@ -18,6 +23,10 @@ export function answeredBeforeNext(req: IncomingMessage, res: ServerResponse): b
   // carries none of the security headers, and makes it here.
   if (req.httpVersion === '1.1' && !req.headers.host) {
     sendPlain(res, 400, 'Bad request: HTTP/1.1 requests need a Host header.');
+    return true;
+  }
+  if (!transferCodingIsReadable(req.headers['transfer-encoding'])) {
+    sendPlain(res, 400, UNREADABLE_BODY, { Connection: 'close' });
     return true;
   }
   const target = parseRequestTarget(req.url);
@@ -81,9 +90,8 @@ export function clientErrorAnswer(code: string): { status: number; message: stri
 }
 
 /**
- * Whether a response to an earlier request on this connection is still being written (a pipelined
- * request can fail to parse while the one before it is answered). Node keeps that response on the
- * socket as `_httpMessage` until it finishes; its own clientError handler reads the same field.
+ * Whether a response is still being written on this connection. Node keeps it on the socket as
+ * `_httpMessage` until it finishes; its own clientError handler reads the same field.
  */
 export function responseInFlight(socket: Duplex): ServerResponse | null {
   const response = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
@@ -102,10 +110,38 @@ export function answeredBeforeItsBody(socket: Duplex): boolean {
 }
 
 /**
+ * What a parser error (or Node's request timeout) does to a connection with `inFlight` on it:
+ * - `wait`: the answer being written is an earlier, whole request's, or is all given to the socket
+ *   already: it finishes, then the connection closes, with nothing written for the input that failed
+ *   (bytes now would land inside that answer, or be taken for it);
+ * - `cut`: the failed input is the body of the request being answered and that answer has begun:
+ *   the connection closes now, as Node's own handler does (there is no way to say more);
+ * - `answer`: nothing is in flight, or the failed input is the body of a request whose answer has
+ *   not begun (an API route waiting for it): the error's 4xx, then the connection closes.
+ *   RFC 9112 §6.1: a body that cannot be read is a 400 and a closed connection; an answer that
+ *   waited for it would wait for ever, since Node delivers no more of it.
+ * Closing the connection is what tells a route still reading the body: Node aborts its request.
+ */
+export function parserErrorOutcome(inFlight: ServerResponse | null): 'wait' | 'cut' | 'answer' {
+  if (!inFlight) return 'answer';
+  if (inFlight.req.complete || inFlight.writableEnded) return 'wait';
+  return inFlight.headersSent ? 'cut' : 'answer';
+}
+
+/** The headers of every answer written straight to a socket, beyond plainHeaders' own. */
+export const SOCKET_ANSWER_HEADERS: Readonly<Record<string, string>> = { [ANSWER_HEADER]: '1' };
+
+/**
  * Answers what never becomes a request: input Node's parser rejects, CONNECT, and protocol
  * upgrades (handed to `upgrade` when given: `npm run dev` passes Next's, for hot reloading).
+ * `waitMs` bounds how long an answer in flight is waited for after its connection's input failed
+ * (the server's request timeout): past it, the connection is cut.
  */
-export function guardConnections(server: Server, upgrade?: UpgradeHandler): void {
+export function guardConnections(
+  server: Server,
+  upgrade?: UpgradeHandler,
+  waitMs = server.requestTimeout,
+): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     // Stryker disable next-line StringLiteral: a missing code and any code not in the table are both a 400.
     const answer = clientErrorAnswer(error.code ?? '');
@@ -113,24 +149,24 @@ export function guardConnections(server: Server, upgrade?: UpgradeHandler): void
       socket.destroy();
       return;
     }
-    // Bytes written now would land inside (or be taken for) the answer to the request before:
-    // let that answer finish, then close, with nothing written for the request that did not parse.
     const inFlight = responseInFlight(socket);
-    if (inFlight) {
-      // Stryker disable ConditionalExpression,StringLiteral,ArrowFunction: belt and braces. Node
-      // already closes a connection whose parser failed once its last answer ends, which is all a
-      // test can see (guards.test.ts); these say so here rather than leave it to Node's internals.
-      if (!inFlight.headersSent) inFlight.shouldKeepAlive = false;
-      inFlight.once('finish', () => socket.end());
-      inFlight.once('close', () => socket.destroy());
-      // Stryker restore ConditionalExpression,StringLiteral,ArrowFunction
-      return;
+    switch (parserErrorOutcome(inFlight)) {
+      case 'wait':
+        closeOnceAnswered(inFlight as ServerResponse, socket, waitMs);
+        return;
+      case 'cut':
+        socket.destroy();
+        return;
+      case 'answer':
+        if (inFlight) noteStatusOnSocket(inFlight, answer.status);
+        writePlainToSocket(socket, answer.status, answer.message, SOCKET_ANSWER_HEADERS, {
+          head: isHeadRequest(error),
+        });
     }
-    writePlainToSocket(socket, answer.status, answer.message, {}, { head: isHeadRequest(error) });
   });
   // No proxying here: CONNECT gets a clear refusal instead of a dropped socket.
   server.on('connect', (_req, socket) => {
-    writePlainToSocket(socket, 405, 'CONNECT is not supported.', { Allow: ALLOW });
+    writePlainToSocket(socket, 405, 'CONNECT is not supported.', { ...SOCKET_ANSWER_HEADERS, Allow: ALLOW });
   });
   // WebSocket and other upgrades: nothing here accepts them in production, so say so instead of
   // leaving the socket open with no answer.
@@ -142,12 +178,24 @@ export function guardConnections(server: Server, upgrade?: UpgradeHandler): void
           socket,
           400,
           'Bad request: this server does not accept protocol upgrades.',
-          {},
-          {
-            head: req.method === 'HEAD',
-          },
+          SOCKET_ANSWER_HEADERS,
+          { head: req.method === 'HEAD' },
         )),
   );
 }
+
+/** Lets `inFlight` finish, then closes its connection; cuts it if that takes longer than `waitMs`. */
+function closeOnceAnswered(inFlight: ServerResponse, socket: Duplex, waitMs: number): void {
+  // Stryker disable next-line ConditionalExpression: belt and braces; Node also closes a connection whose parser failed once its last answer ends.
+  if (!inFlight.headersSent) inFlight.shouldKeepAlive = false;
+  const cut = setTimeout(() => socket.destroy(), waitMs > 0 ? waitMs : DEFAULT_WAIT_MS);
+  cut.unref();
+  inFlight.once('finish', () => socket.end());
+  inFlight.once('close', () => socket.destroy());
+  socket.once('close', () => clearTimeout(cut));
+}
+
+/** How long an answer in flight is waited for where the server has no request timeout (0). */
+const DEFAULT_WAIT_MS = 30_000;
 
 export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;

@@ -32,8 +32,22 @@ export function rememberResponse(req: IncomingMessage, res: ServerResponse): voi
 /** What a response that never sent its headers (the connection closed first) counts as. */
 const UNANSWERED = 500;
 
+/** Where a response holds the status the server wrote past it, straight to its socket. */
+const ON_SOCKET = Symbol.for('app-shell.statusWrittenToSocket');
+
+type WithSocketStatus = ServerResponse & { [ON_SOCKET]?: number };
+
+/**
+ * Called by the server when it answered a request on its socket instead of through `res` (a body
+ * that did not parse, or came too slowly, while a route waited for it: lib/server/guards.ts): the
+ * route's own error ("Invalid body", "aborted") is then judged by what the client got, a 4xx.
+ */
+export function noteStatusOnSocket(res: ServerResponse, status: number): void {
+  (res as WithSocketStatus)[ON_SOCKET] = status;
+}
+
 function statusOf(res: ServerResponse): number {
-  return res.headersSent ? res.statusCode : UNANSWERED;
+  return res.headersSent ? res.statusCode : ((res as WithSocketStatus)[ON_SOCKET] ?? UNANSWERED);
 }
 
 /**

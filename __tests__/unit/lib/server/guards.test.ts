@@ -7,8 +7,11 @@ import {
   answeredBeforeNext,
   clientErrorAnswer,
   guardConnections,
+  parserErrorOutcome,
   refuseTooManyParams,
 } from '../../../../lib/server/guards';
+import { rememberResponse, whenAnswered } from '../../../../lib/reporting/node/answered-status';
+import { ANSWER_HEADER } from '../../../../lib/service-worker/paths';
 
 function fakeRequest(parts: Partial<IncomingMessage>): IncomingMessage {
   return {
@@ -294,5 +297,183 @@ describe('refuseTooManyParams', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(res.status).toBe(414);
     expect(res.body).toContain('query parameters');
+  });
+});
+
+describe('answeredBeforeNext and the transfer coding', () => {
+  it.each(['xchunked', 'gzip', 'chunked, gzip', 'chunked, chunked', 'chunked,'])(
+    'answers Transfer-Encoding: %s with 400 before any stage, and closes',
+    (transferEncoding) => {
+      const res = fakeResponse();
+      const req = fakeRequest({
+        url: '/api/health/live',
+        headers: { host: 'x', 'transfer-encoding': transferEncoding },
+      });
+      expect(answeredBeforeNext(req, res as unknown as ServerResponse)).toBe(true);
+      expect(res.status).toBe(400);
+      expect(res.headers.Connection).toBe('close');
+      expect(res.body).toMatch(/^Bad request: a Transfer-Encoding must end with chunked/);
+    },
+  );
+
+  it.each(['chunked', 'gzip, chunked', 'CHUNKED'])('passes Transfer-Encoding: %s on', (transferEncoding) => {
+    const req = fakeRequest({ url: '/a', headers: { host: 'x', 'transfer-encoding': transferEncoding } });
+    expect(answeredBeforeNext(req, fakeResponse() as unknown as ServerResponse)).toBe(false);
+  });
+});
+
+describe('parserErrorOutcome', () => {
+  const response = (parts: { complete: boolean; writableEnded?: boolean; headersSent?: boolean }) =>
+    ({
+      req: { complete: parts.complete },
+      writableEnded: parts.writableEnded ?? false,
+      headersSent: parts.headersSent ?? false,
+    }) as unknown as ServerResponse;
+
+  it.each([
+    ['nothing is in flight', null, 'answer'],
+    ['an earlier, whole request is being answered', response({ complete: true, headersSent: true }), 'wait'],
+    ['an earlier, whole request is not answered yet', response({ complete: true }), 'wait'],
+    [
+      'the answer is all given to the socket',
+      response({ complete: false, writableEnded: true, headersSent: true }),
+      'wait',
+    ],
+    [
+      'the failed body is the one a begun answer is for',
+      response({ complete: false, headersSent: true }),
+      'cut',
+    ],
+    ['the failed body is the one a route waits for', response({ complete: false }), 'answer'],
+  ])('when %s: %s', (_when, inFlight, outcome) => {
+    expect(parserErrorOutcome(inFlight)).toBe(outcome);
+  });
+});
+
+describe('guardConnections and request bodies, on a real server', () => {
+  /** What each request's route saw: told the body failed (aborted), and the status its report read. */
+  let routes: { aborted: Promise<boolean>; reportedStatus: Promise<number> }[];
+  let server: Server;
+  const WAIT_MS = 300;
+
+  beforeEach(async () => {
+    routes = [];
+    server = createServer(
+      // A request timeout a test can wait out, checked often.
+      { requestTimeout: 1000, headersTimeout: 1000, connectionsCheckingInterval: 50 },
+      (req, res) => {
+        rememberResponse(req, res);
+        routes.push({
+          aborted: new Promise((resolve) => {
+            req.once('aborted', () => resolve(true));
+            req.once('end', () => resolve(false));
+          }),
+          reportedStatus: new Promise((resolve) => whenAnswered(req.headers, resolve)),
+        });
+        if (req.url === '/stuck') {
+          // A whole request whose answer never finishes.
+          res.writeHead(200, { 'Content-Type': 'text/plain' });
+          res.write('stuck');
+          return;
+        }
+        // As a route with Next's body parser: it answers once the whole body is read.
+        if (req.url === '/begun') {
+          res.writeHead(200, { 'Content-Type': 'text/plain' });
+          res.write('begun, ');
+        }
+        let bytes = 0;
+        req.on('data', (chunk: Buffer) => (bytes += chunk.length));
+        req.on('end', () => res.end(`read ${bytes}`));
+        req.on('error', () => {});
+      },
+    );
+    guardConnections(server, undefined, WAIT_MS);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+  });
+
+  afterEach(async () => {
+    server.closeAllConnections();
+    server.close();
+    await once(server, 'close');
+  });
+
+  /** Sends `bytes` (and then `trickle`, one byte every 100 ms), and gives back all received once closed. */
+  function exchange(bytes: string, trickle = ''): Promise<string> {
+    const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+    return new Promise((resolve) => {
+      let text = '';
+      let at = 0;
+      const timer = setInterval(() => at < trickle.length && socket.write(trickle[(at += 1) - 1]!), 100);
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+      socket.on('error', () => {});
+      socket.on('close', () => {
+        clearInterval(timer);
+        resolve(text);
+      });
+      socket.write(bytes);
+    });
+  }
+
+  const chunkedPost = (path: string, body: string) =>
+    `POST ${path} HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n${body}`;
+
+  it.each([
+    ['a chunk size that is not hex', 'zz\r\nabc\r\n0\r\n\r\n'],
+    ['a chunk that does not end where its size says', '3\r\nabcXX0\r\n\r\n'],
+    ['a control character in a chunk extension', '3;a=\x01\r\nabc\r\n0\r\n\r\n'],
+    ['a chunk size too long to be a number', 'ffffffffffffffffffff\r\nabc\r\n0\r\n\r\n'],
+  ])('answers %s with 400 while its route waits, closes, and tells the route', async (_what, body) => {
+    const answer = await exchange(chunkedPost('/read', body));
+    expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n[^]*\r\n\r\nBad request\.$/);
+    expect(answer.match(/HTTP\/1\.1 \d{3}/g)).toHaveLength(1);
+    expect(await routes[0]!.aborted).toBe(true);
+    // The route's own error ("Invalid body") is judged by what the client got.
+    expect(await routes[0]!.reportedStatus).toBe(400);
+  });
+
+  it('gives that 400 the headers of every error answer: private, no-store, and the answer mark', async () => {
+    const answer = await exchange(chunkedPost('/read', 'zz\r\n'));
+    const head = answer.slice(0, answer.indexOf('\r\n\r\n')).toLowerCase();
+    expect(head).toContain('\r\ncache-control: private, no-store\r\n');
+    expect(head).toContain(`\r\n${ANSWER_HEADER}: 1\r\n`);
+    expect(head).toContain('\r\nx-content-type-options: nosniff\r\n');
+    expect(head).toMatch(/\r\nconnection: close(\r\n|$)/);
+  });
+
+  it('answers 408 and closes when a body its route waits for comes too slowly', async () => {
+    const answer = await exchange(
+      'POST /read HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n',
+      'a'.repeat(100),
+    );
+    expect(answer).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    expect(await routes[0]!.aborted).toBe(true);
+    expect(await routes[0]!.reportedStatus).toBe(408);
+  });
+
+  it('closes, writing nothing more, when a body fails after its answer has begun', async () => {
+    const answer = await exchange(chunkedPost('/begun', '3\r\nabc\r\nzz\r\n'));
+    expect(answer).toMatch(/^HTTP\/1\.1 200 OK\r\n[^]*begun, \r\n$/);
+    expect(answer).not.toContain('HTTP/1.1 4');
+    expect(await routes[0]!.aborted).toBe(true);
+  });
+
+  it('cuts a connection whose earlier answer does not finish within the wait after a request that does not parse', async () => {
+    const started = performance.now();
+    const answer = await exchange('GET /stuck HTTP/1.1\r\nHost: x\r\n\r\nBREW / HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect(answer).toMatch(/^HTTP\/1\.1 200 OK\r\n[^]*stuck\r\n$/);
+    expect(answer).not.toContain('HTTP/1.1 4');
+    // Which timer cut it: the wait, not the request timeout nor the test's.
+    expect(performance.now() - started).toBeGreaterThanOrEqual(WAIT_MS - 20);
+  });
+
+  it('reads a whole chunked body as before', async () => {
+    const answer = await exchange(
+      `${chunkedPost('/read', '3\r\nabc\r\n0\r\n\r\n')}`.replace(
+        'HTTP/1.1\r\n',
+        'HTTP/1.1\r\nConnection: close\r\n',
+      ),
+    );
+    expect(answer).toMatch(/^HTTP\/1\.1 200 OK\r\n[^]*read 3$/);
   });
 });
