@@ -19,6 +19,13 @@ export interface ShutdownOptions {
    * lib/reporting/queue/hand-off.ts), within its own time, which it keeps itself. Never rejects.
    */
   handOver?: () => Promise<unknown>;
+  /**
+   * Requests whose bodies are still arriving this long after the server stops accepting are timed
+   * out by `cut` (./connection-limit's timeOutReceiving): Node's own request timeout stops with
+   * `server.close()`, and a body trickled a byte at a time would otherwise hold the drain until
+   * its end. The server's request timeout: no stalled request counts against the drain for longer.
+   */
+  stalled?: { afterMs: number; cut: () => void };
   exit?: (code: number) => void;
   signals?: NodeJS.Signals[];
 }
@@ -85,6 +92,7 @@ export function installGracefulShutdown({
   shutdownTimeoutMs,
   flushTimeoutMs = DEFAULT_FLUSH_TIMEOUT_MS,
   handOver,
+  stalled,
   exit = (code) => process.exit(code),
   signals = ['SIGTERM', 'SIGINT'],
 }: ShutdownOptions): { shutdown: (reason: string) => Promise<void> } {
@@ -102,11 +110,13 @@ export function installGracefulShutdown({
     log('info', 'lifecycle.stop_accepting', { inFlight: requests.inFlight() });
     server.close();
     server.closeIdleConnections();
+    const cutStalled = stalled ? setTimeout(stalled.cut, stalled.afterMs) : undefined;
     const deadline = Date.now() + shutdownTimeoutMs;
     while (requests.inFlight() > 0 && Date.now() < deadline) {
       await sleep(20);
       server.closeIdleConnections();
     }
+    clearTimeout(cutStalled);
     const abandoned = requests.inFlight();
     server.closeAllConnections();
     if (abandoned > 0) log('warn', 'lifecycle.requests_abandoned', { count: abandoned, shutdownTimeoutMs });

@@ -2,8 +2,12 @@
 // the connection idle the longest (kept alive after its answer, or opened and not yet asked
 // anything) is closed to admit the new one. Node's own `server.maxConnections` closes the new one
 // instead, so connections that sent one request and then wait could lock every newcomer out,
-// liveness probes included, for a whole keep-alive timeout. A newcomer is refused only when every
-// connection has a request in flight.
+// liveness probes included, for a whole keep-alive timeout. With none idle, the connection open the
+// longest whose request's body is still arriving goes next (a body trickled a byte at a time would
+// otherwise hold its connection for the whole request timeout, and a few thousand of them every
+// connection): it gets the request timeout's 408, as if its time had run out, since at the limit
+// the server can wait for it no longer. A newcomer is refused only when every connection has a
+// whole request the server is answering: those end by themselves.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { log } from '../log/logger';
@@ -18,6 +22,24 @@ export interface ConnectionLimit {
   idle: () => number;
   /** Called for every request: its connection is busy until the response is sent. */
   requestStarted: (req: IncomingMessage, res: ServerResponse) => void;
+  /**
+   * Times out every request whose body is still arriving (a 408, through the server's clientError
+   * handler, as Node's request timeout does): the shutdown calls it once the server has stopped
+   * accepting, since Node's own timer stops with `server.close()`. Returns how many.
+   */
+  timeOutReceiving: () => number;
+}
+
+/** The request a connection is still reading the body of, if any (Node's parser holds it). */
+export function requestStillArriving(socket: Socket): IncomingMessage | null {
+  type Parser = { incoming?: IncomingMessage | null };
+  const incoming = (socket as Socket & { parser?: Parser | null }).parser?.incoming;
+  return incoming && !incoming.complete ? incoming : null;
+}
+
+/** The error Node's request timeout hands the clientError handler, made here for the same answer. */
+export function requestTimedOut(): NodeJS.ErrnoException {
+  return Object.assign(new Error('Request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' });
 }
 
 export function limitConnections(
@@ -28,32 +50,54 @@ export function limitConnections(
   const live = new Set<Socket>();
   // Insertion order is idle order: the first is the one idle the longest.
   const idle = new Set<Socket>();
-  const counts = { evicted: 0, refused: 0 };
+  const counts = { evicted: 0, stalled: 0, refused: 0 };
   let loggedAt = -Infinity;
   const tell = () => {
     if (now() - loggedAt < CONNECTION_LOG_INTERVAL_MS) return;
     loggedAt = now();
     if (counts.evicted > 0)
       log('warn', 'server.idle_connections_closed', { count: counts.evicted, maxConnections });
+    if (counts.stalled > 0)
+      log('warn', 'server.arriving_requests_timed_out', { count: counts.stalled, maxConnections });
     if (counts.refused > 0)
       log('warn', 'server.connections_refused', { count: counts.refused, maxConnections });
     counts.evicted = 0;
+    counts.stalled = 0;
     counts.refused = 0;
+  };
+
+  /** Answers a connection's arriving request 408 and closes it (./guards.ts), as Node's timer would. */
+  const timeOut = (socket: Socket) => {
+    live.delete(socket);
+    // (The server always has that handler; were it missing, the connection still goes.)
+    if (!server.emit('clientError', requestTimedOut(), socket)) socket.destroy();
+  };
+
+  /** The connection open the longest whose request's body is still arriving, if any. */
+  const longestArriving = (): Socket | undefined => {
+    for (const socket of live) if (!idle.has(socket) && requestStillArriving(socket)) return socket;
+    return undefined;
   };
 
   server.on('connection', (socket: Socket) => {
     if (live.size >= maxConnections) {
       const [oldest] = idle;
-      if (oldest === undefined) {
-        counts.refused += 1;
-        tell();
-        socket.destroy();
-        return;
+      if (oldest !== undefined) {
+        idle.delete(oldest);
+        live.delete(oldest);
+        oldest.destroy();
+        counts.evicted += 1;
+      } else {
+        const arriving = longestArriving();
+        if (arriving === undefined) {
+          counts.refused += 1;
+          tell();
+          socket.destroy();
+          return;
+        }
+        timeOut(arriving);
+        counts.stalled += 1;
       }
-      idle.delete(oldest);
-      live.delete(oldest);
-      oldest.destroy();
-      counts.evicted += 1;
       tell();
     }
     live.add(socket);
@@ -74,5 +118,15 @@ export function limitConnections(
     });
   };
 
-  return { open: () => live.size, idle: () => idle.size, requestStarted };
+  const timeOutReceiving = () => {
+    let count = 0;
+    for (const socket of [...live]) {
+      if (idle.has(socket) || !requestStillArriving(socket)) continue;
+      timeOut(socket);
+      count += 1;
+    }
+    return count;
+  };
+
+  return { open: () => live.size, idle: () => idle.size, requestStarted, timeOutReceiving };
 }

@@ -337,6 +337,7 @@ export async function main({ dev }: { dev: boolean }): Promise<void> {
     requests: pipeline.requests,
     drainMs: settings.drainMs,
     shutdownTimeoutMs: settings.shutdownTimeoutMs,
+    stalled: { afterMs: settings.requestTimeoutMs, cut: pipeline.connections.timeOutReceiving },
     // The management listener's /readyz fails with the next beat; beat now instead.
     onDraining: () => management?.refresh(),
     handOver: async () => {

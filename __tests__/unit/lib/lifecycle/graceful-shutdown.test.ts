@@ -135,6 +135,35 @@ describe('graceful shutdown', () => {
     expect(exit).toHaveBeenCalledWith(0);
   });
 
+  it('cuts stalled requests once they have been waited for as long as the request timeout, after it stops accepting', async () => {
+    const cut = jest.fn(() => gate('stalled').release());
+    const { exit, shutdown } = install({
+      drainMs: 0,
+      shutdownTimeoutMs: 5000,
+      stalled: { afterMs: 200, cut },
+    });
+    const stalled = fetch(`${base}/slow/stalled`).then((res) => res.text());
+    await gate('stalled').arrived;
+    const started = performance.now();
+    const done = shutdown('test');
+    await stoppedAccepting;
+    expect(cut).not.toHaveBeenCalled();
+    expect(await stalled).toBe('slow done');
+    await done;
+    expect(cut).toHaveBeenCalledTimes(1);
+    // Which timer ended it: the stalled request's, not the shutdown timeout.
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(exit).toHaveBeenCalledWith(0);
+  });
+
+  it('cuts nothing when every request ends before the request timeout', async () => {
+    const cut = jest.fn();
+    const { shutdown } = install({ drainMs: 0, shutdownTimeoutMs: 5000, stalled: { afterMs: 100, cut } });
+    await shutdown('test');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(cut).not.toHaveBeenCalled();
+  });
+
   it('runs before-exit tasks (flushing reports) before it exits', async () => {
     const order: string[] = [];
     beforeExit('flush', async () => {

@@ -1,6 +1,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { limitConnections } from '../../../../lib/server/connection-limit';
+import { guardConnections } from '../../../../lib/server/guards';
 import { until } from '../../../support/until';
 
 const LIMIT = 3;
@@ -117,5 +118,60 @@ describe('limitConnections', () => {
     next.socket.write(request('/'));
     await until(() => next.text().endsWith('ok'));
     for (const c of [...busy, next]) c.socket.destroy();
+  });
+
+  /** A connection that sent a POST's head and part of its body, its route waiting for the rest. */
+  async function arriving(): Promise<Client> {
+    const c = await client();
+    c.socket.write('POST /hold HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nabc');
+    return c;
+  }
+
+  it('times out the connection open the longest whose body is still arriving, when none is idle', async () => {
+    guardConnections(server);
+    const answering = await client();
+    answering.socket.write(request('/hold'));
+    await until(() => held.length === 1);
+    const first = await arriving();
+    await until(() => held.length === 2);
+    const second = await arriving();
+    await until(() => held.length === LIMIT);
+    const newcomer = await client();
+    newcomer.socket.write(request('/'));
+    await until(() => newcomer.text().endsWith('ok'));
+    await until(() => first.closed());
+    expect(first.text()).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    // The whole request being answered stays, and so does the body that came later.
+    expect([answering.closed(), second.closed()]).toEqual([false, false]);
+    const lines = (process.stderr.write as jest.Mock).mock.calls.map((call) => String(call[0]));
+    expect(
+      lines.filter((line) => line.includes('"event":"server.arriving_requests_timed_out"')),
+    ).toHaveLength(1);
+    expect(lines.filter((line) => line.includes('"event":"server.connections_refused"'))).toHaveLength(0);
+    for (const c of [answering, second, newcomer]) c.socket.destroy();
+  });
+
+  it('times out, when asked, every request whose body is still arriving, and only those', async () => {
+    guardConnections(server);
+    const answering = await client();
+    answering.socket.write(request('/hold'));
+    const bodies = [await arriving(), await arriving()];
+    await until(() => held.length === LIMIT);
+    expect(limit.timeOutReceiving()).toBe(2);
+    await until(() => bodies.every((c) => c.closed()));
+    expect(bodies.map((c) => c.text().split('\r\n')[0])).toEqual([
+      'HTTP/1.1 408 Request Timeout',
+      'HTTP/1.1 408 Request Timeout',
+    ]);
+    expect(answering.closed()).toBe(false);
+    expect(limit.timeOutReceiving()).toBe(0);
+    answering.socket.destroy();
+  });
+
+  it('closes an arriving request it times out even on a server with no clientError handler', async () => {
+    const body = await arriving();
+    await until(() => held.length === 1);
+    expect(limit.timeOutReceiving()).toBe(1);
+    await until(() => body.closed());
   });
 });
