@@ -7,7 +7,8 @@ import type { IncomingHttpHeaders } from 'node:http';
  * Whether an Origin is the origin a request's Host names. Both through the WHATWG URL parser, the
  * Host read with the Origin's scheme: host names compare case-insensitively, and a port left out is
  * that scheme's default (`http://example.com` is `example.com:80`, never `example.com:8080`). The
- * scheme itself cannot be checked (TLS may end at the balancer), only that it is a page's.
+ * scheme itself cannot be checked (TLS may end at the balancer), only that it is a page's. Null
+ * when the Origin is no URL at all (`null`, which a browser sends for an opaque origin, is one).
  */
 function sameOriginAsHost(origin: string, host: string | undefined): boolean | null {
   let page: URL;
