@@ -1,10 +1,12 @@
 // Each page beacon under a stranger's load, as the issue measured it (10 connections, a few seconds):
 // how far its counter moves, how many log lines the server writes, and the CPU each request costs,
 // beside a health probe's in the same run. Same-origin beacons move the counter at most the bound;
-// another site's and those with a body move it not at all; none writes a line per request.
+// another site's, those with neither Sec-Fetch-Site nor Origin (a bare curl) and those with a body
+// move it not at all, and take nothing from its window; none writes a line per request.
 import { connect } from 'node:net';
 import autocannon from 'autocannon';
 import { BEACONS_PER_WINDOW } from '../../lib/http/beacon';
+import { rawRequest } from '../support/http';
 import { PRODUCTION_DIST } from '../support/paths';
 import { cpuMs } from '../support/process-cpu';
 import { recordResult } from '../support/results';
@@ -17,11 +19,17 @@ const CHUNKED_CONNECTIONS = 20;
 const MIB = 1024 * 1024;
 
 const BEACONS = [
-  { name: 'lost-file', path: '/_next/app-shell/lost-file', series: 'app_client_lost_file_reloads_total' },
+  {
+    name: 'lost-file',
+    path: '/_next/app-shell/lost-file',
+    series: 'app_client_lost_file_reloads_total',
+    counter: 'lost_file',
+  },
   {
     name: 'screen-seen',
     path: '/_next/app-shell/screen-seen/offline',
     series: 'app_client_outage_screens_total{screen="offline"}',
+    counter: 'screen_seen:offline',
   },
 ] as const;
 
@@ -124,12 +132,48 @@ async function chunkedUploads(path: string) {
   };
 }
 
-describe.each(BEACONS)('the $name beacon under load', ({ name, path, series }) => {
+/** One beacon from this site's own page, as navigator.sendBeacon sends it: its answer's status. */
+async function sameOriginBeacon(path: string): Promise<number> {
+  const answer = await rawRequest(server.url, path, {
+    method: 'POST',
+    headers: { 'sec-fetch-site': 'same-origin' },
+  });
+  return answer.status;
+}
+
+/** `count` bare POSTs (neither Sec-Fetch-Site nor Origin, as curl sends), 50 at a time: their statuses. */
+async function headerless(path: string, count: number): Promise<Record<string, number>> {
+  const statuses: Record<string, number> = {};
+  for (let sent = 0; sent < count; sent += 50) {
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(50, count - sent) }, () =>
+        rawRequest(server.url, path, { method: 'POST' }),
+      ),
+    );
+    for (const { status } of batch) statuses[status] = (statuses[status] ?? 0) + 1;
+  }
+  return statuses;
+}
+
+describe.each(BEACONS)('the $name beacon under load', ({ name, path, series, counter }) => {
   const beacon = name === 'lost-file' ? 'lost_file' : 'screen_seen';
+
+  // First in each beacon's turn: the same-origin flood below spends the window for the minute.
+  it("refuses 650 bare POSTs (issue 61's curl) without spending the window: a page's beacon after them counts", async () => {
+    const before = await metric(series);
+    const refusedBefore = await ignored(beacon, 'no_origin');
+    const statuses = await headerless(path, 650);
+    expect(statuses).toEqual({ 403: 650 });
+    expect((await ignored(beacon, 'no_origin')) - refusedBefore).toBe(650);
+    expect(await sameOriginBeacon(path)).toBe(204);
+    expect((await metric(series)) - before).toBe(1);
+    expect(await metric(`app_client_beacon_budget_spent_total{counter="${counter}"}`)).toBe(0);
+  });
 
   it(`moves its counter at most ${BEACONS_PER_WINDOW} for this site's own pages, with no line per beacon`, async () => {
     const before = await metric(series);
-    const overBefore = await ignored(beacon, 'over_bound');
+    const overBefore = await ignored(beacon, 'budget_spent');
+    const spentBefore = await metric(`app_client_beacon_budget_spent_total{counter="${counter}"}`);
     const load = await measured(() => flood(path, { 'sec-fetch-site': 'same-origin' }));
     const rise = (await metric(series)) - before;
     const baseline = await measured(() => flood('/api/health/live', {}, 'GET'));
@@ -144,7 +188,12 @@ describe.each(BEACONS)('the $name beacon under load', ({ name, path, series }) =
     expect(load.errors).toBe(0);
     expect(rise).toBeGreaterThan(0);
     expect(rise).toBeLessThanOrEqual(BEACONS_PER_WINDOW);
-    expect((await ignored(beacon, 'over_bound')) - overBefore).toBe(load.sent - rise);
+    expect((await ignored(beacon, 'budget_spent')) - overBefore).toBe(load.sent - rise);
+    // What one source spent reads as one budget spent (the load is well within one window), not as
+    // its thousands of beacons.
+    expect((await metric(`app_client_beacon_budget_spent_total{counter="${counter}"}`)) - spentBefore).toBe(
+      1,
+    );
     expect(load.statuses).toEqual({ 204: rise, 429: load.requests - rise });
     // At most the one summary a minute: never a line per request.
     expect(load.linesWritten).toBeLessThanOrEqual(1);
@@ -188,4 +237,12 @@ describe.each(BEACONS)('the $name beacon under load', ({ name, path, series }) =
     expect(load.sentMiB).toBeLessThan(CHUNKED_CONNECTIONS * 4);
     expect(load.linesWritten).toBeLessThanOrEqual(1);
   });
+});
+
+it("leaves the unavailable screen's window whole once the offline screen's is spent", async () => {
+  // The describe above spent the offline screen's window for this minute.
+  expect(await sameOriginBeacon('/_next/app-shell/screen-seen/offline')).toBe(429);
+  const before = await metric('app_client_outage_screens_total{screen="unavailable"}');
+  expect(await sameOriginBeacon('/_next/app-shell/screen-seen/unavailable')).toBe(204);
+  expect((await metric('app_client_outage_screens_total{screen="unavailable"}')) - before).toBe(1);
 });

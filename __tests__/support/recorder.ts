@@ -11,6 +11,7 @@ export function recorderWith(watched: Partial<Recorder>): Recorder {
     lostFileReload: none,
     outageScreen: none,
     beaconIgnored: none,
+    beaconBudgetSpent: none,
     inheritedSampled: none,
     transaction: none,
     reportQueue: none,

@@ -26,8 +26,19 @@ export type FleetOutcome = 'found' | 'cut' | 'missing' | 'remembered' | 'failed'
 
 /** The beacons pages send (lib/http/beacon.ts): a page's lost build file, a screen seen. */
 export type BeaconName = 'lost_file' | 'screen_seen';
-/** Why a beacon was not counted: another site's page, a body, or its counter's bound reached. */
-export type BeaconIgnoredReason = 'cross_site' | 'body' | 'over_bound';
+/** What a beacon counts, each with its own window (lib/http/beacon.ts): each screen apart. */
+export type BeaconCounter = 'lost_file' | `screen_seen:${OutageKind}`;
+export const BEACON_COUNTERS: readonly BeaconCounter[] = [
+  'lost_file',
+  'screen_seen:offline',
+  'screen_seen:unavailable',
+];
+/**
+ * Why a beacon was not counted: another site's page (cross_site); neither Sec-Fetch-Site nor Origin,
+ * a client that is no browser (no_origin); a body; its counter's budget for the window spent
+ * already (budget_spent).
+ */
+export type BeaconIgnoredReason = 'cross_site' | 'no_origin' | 'body' | 'budget_spent';
 
 export interface Recorder {
   tunnel: (outcome: TunnelOutcome, reason: string) => void;
@@ -39,6 +50,8 @@ export interface Recorder {
   outageScreen: (screen: OutageKind) => void;
   /** A beacon not counted, and why (lib/http/beacon.ts). */
   beaconIgnored: (beacon: BeaconName, reason: BeaconIgnoredReason) => void;
+  /** A counter's budget for its window spent: once per window, however many beacons follow. */
+  beaconBudgetSpent: (counter: BeaconCounter) => void;
   /** A request's own "sampled" decision, honoured or not (lib/server/trace-budget.ts). */
   inheritedSampled: (outcome: InheritedSampledOutcome) => void;
   /** A server transaction: sent, or dropped and why. */
@@ -129,6 +142,15 @@ export function recordOutageScreen(screen: OutageKind): void {
 export function recordBeaconIgnored(beacon: BeaconName, reason: BeaconIgnoredReason): void {
   try {
     recorderSlot.read()?.beaconIgnored(beacon, reason);
+  } catch {
+    // As above.
+  }
+}
+
+/** Counts one window whose budget a counter spent. Never throws. */
+export function recordBeaconBudgetSpent(counter: BeaconCounter): void {
+  try {
+    recorderSlot.read()?.beaconBudgetSpent(counter);
   } catch {
     // As above.
   }

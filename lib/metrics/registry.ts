@@ -10,6 +10,8 @@ import type { QueueStats } from '../reporting/queue/queue';
 import type { HealthReport, HealthStatus } from '../health/types';
 import type { Phase } from '../lifecycle/state';
 import {
+  BEACON_COUNTERS,
+  type BeaconCounter,
   type BeaconIgnoredReason,
   type BeaconName,
   type FleetOutcome,
@@ -159,10 +161,17 @@ export function createMetrics(sources: MetricsSources): Metrics {
   for (const screen of ['offline', 'unavailable'] as const) outageScreens.inc({ screen }, 0);
   const beaconsIgnored = new Counter({
     name: 'app_client_beacons_ignored_total',
-    help: "Pages' beacons not counted (beacon: lost_file, screen_seen), by reason (cross_site, body, over_bound).",
+    help: "Pages' beacons not counted (beacon: lost_file, screen_seen), by reason (cross_site, no_origin, body, budget_spent).",
     labelNames: ['beacon', 'reason'] as const,
     registers: [registry],
   });
+  const beaconBudgetsSpent = new Counter({
+    name: 'app_client_beacon_budget_spent_total',
+    help: "Windows in which a beacon counter's budget was spent (counter: lost_file, screen_seen:offline, screen_seen:unavailable): once per window, however many beacons followed.",
+    labelNames: ['counter'] as const,
+    registers: [registry],
+  });
+  for (const counter of BEACON_COUNTERS) beaconBudgetsSpent.inc({ counter }, 0);
   const { fleet } = sources;
   if (fleet) {
     new Gauge({
@@ -273,6 +282,7 @@ export function createMetrics(sources: MetricsSources): Metrics {
     outageScreen: (screen: OutageKind) => outageScreens.inc({ screen }),
     beaconIgnored: (beacon: BeaconName, reason: BeaconIgnoredReason) =>
       beaconsIgnored.inc({ beacon, reason }),
+    beaconBudgetSpent: (counter: BeaconCounter) => beaconBudgetsSpent.inc({ counter }),
     inheritedSampled: (outcome: InheritedSampledOutcome) => inheritedSampled.inc({ outcome }),
     transaction: (outcome: TransactionOutcome, reason: string) => transactions.inc({ outcome, reason }),
     reportQueue: (event: QueueEvent, labels: QueueLabels, amount = 1) =>

@@ -68,7 +68,11 @@ export function serviceWorkerStage(scripts: WorkerScripts | null): WorkerStage {
     if (!pathname.startsWith(SEEN_PREFIX)) return false;
     const screen = pathname.slice(SEEN_PREFIX.length);
     if (!SCREENS.has(screen)) sendPlain(res, 404, 'No such screen.');
-    else answerBeacon(req, res, 'screen_seen', () => recordOutageScreen(screen as OutageKind));
+    else {
+      const seen = screen as OutageKind;
+      // Each screen its own window: one spent leaves the other's count whole.
+      answerBeacon(req, res, `screen_seen:${seen}`, () => recordOutageScreen(seen));
+    }
     return true;
   };
 }

@@ -27,9 +27,12 @@ beforeEach(() => {
 });
 afterEach(() => recorderSlot.clear());
 
+// What navigator.sendBeacon sends with its POST.
+const sameOrigin = { 'sec-fetch-site': 'same-origin' };
+
 describe("a page's beacon that it reloaded for a lost build file", () => {
   it('is counted and answered 204, never cached', async () => {
-    const answer = await rawRequest(base, '/lost-file', { method: 'POST' });
+    const answer = await rawRequest(base, '/lost-file', { method: 'POST', headers: sameOrigin });
     expect(answer.status).toBe(204);
     expect(answer.headers['cache-control']).toBe('no-store');
     expect(counted).toBe(1);
@@ -43,7 +46,11 @@ describe("a page's beacon that it reloaded for a lost build file", () => {
   });
 
   it('refuses a body unread, closing the connection, and counts nothing', async () => {
-    const answer = await rawRequest(base, '/lost-file', { method: 'POST', body: 'x'.repeat(10_000) });
+    const answer = await rawRequest(base, '/lost-file', {
+      method: 'POST',
+      headers: sameOrigin,
+      body: 'x'.repeat(10_000),
+    });
     expect(answer.status).toBe(413);
     expect(answer.headers.connection).toBe('close');
     expect(counted).toBe(0);
@@ -54,6 +61,12 @@ describe("a page's beacon that it reloaded for a lost build file", () => {
       method: 'POST',
       headers: { 'sec-fetch-site': 'cross-site' },
     });
+    expect(answer.status).toBe(403);
+    expect(counted).toBe(0);
+  });
+
+  it('refuses one with neither Sec-Fetch-Site nor Origin (a bare curl), counting nothing', async () => {
+    const answer = await rawRequest(base, '/lost-file', { method: 'POST' });
     expect(answer.status).toBe(403);
     expect(counted).toBe(0);
   });

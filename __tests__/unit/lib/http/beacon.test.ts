@@ -23,6 +23,7 @@ let clock: number;
 let beacons: BeaconAnswer;
 let counted: number;
 let ignored: string[];
+let spent: string[];
 let stderr: jest.SpyInstance;
 /** Bytes the server read from the last request's connection, once it closed. */
 let bytesRead: number;
@@ -37,9 +38,13 @@ beforeEach(async () => {
   clock = 1_000_000;
   counted = 0;
   ignored = [];
+  spent = [];
   beacons = createBeacons({ perWindow: PER_WINDOW, windowMs: WINDOW_MS, now: () => clock });
   recorderSlot.write(
-    recorderWith({ beaconIgnored: (beacon, reason) => ignored.push(`${beacon}.${reason}`) }),
+    recorderWith({
+      beaconIgnored: (beacon, reason) => ignored.push(`${beacon}.${reason}`),
+      beaconBudgetSpent: (counter) => spent.push(counter),
+    }),
   );
   stderr = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
   server = http.createServer((req, res) => {
@@ -71,9 +76,10 @@ describe("a beacon from this site's own page", () => {
     expect(counted).toBe(1);
   });
 
-  it('is counted without either header (a client that is no browser), within the bound', async () => {
-    expect((await post({})).status).toBe(204);
-    expect(counted).toBe(1);
+  it('is counted when its Origin leaves out the default port its Host names', async () => {
+    expect((await post({ origin: 'http://shop.example', host: 'shop.example:80' })).status).toBe(204);
+    expect((await post({ origin: 'https://Shop.Example', host: 'shop.example' })).status).toBe(204);
+    expect(counted).toBe(2);
   });
 
   it('is counted with no length and no transfer coding at all (a bare POST on the wire)', async () => {
@@ -105,12 +111,37 @@ describe('a beacon refused', () => {
     [{ 'sec-fetch-site': 'none' }],
     [{ origin: 'https://elsewhere.example' }],
     [{ origin: 'null' }],
+    [{ origin: 'http://shop.example:8080', host: 'shop.example' }],
+    [{ origin: 'http://shop.example', host: 'shop.example:8080' }],
+    [{ origin: 'https://shop.example', host: 'shop.example:80' }],
   ])("from another site's page (%p): 403, not counted, counted as ignored", async (headers) => {
     const answer = await post(headers);
     expect(answer.status).toBe(403);
     expect(answer.body).toBe("Only this site's own pages send this.");
     expect(counted).toBe(0);
     expect(ignored).toEqual(['lost_file.cross_site']);
+  });
+
+  it('with neither Sec-Fetch-Site nor Origin (no browser of ours sends that): 403, not counted', async () => {
+    const answer = await post({});
+    expect(answer.status).toBe(403);
+    expect(answer.headers['content-type']).toMatch(/^text\/plain/);
+    expect(answer.body).toBe("Only this site's own pages send this.");
+    expect(counted).toBe(0);
+    expect(ignored).toEqual(['lost_file.no_origin']);
+  });
+
+  it('with neither header, takes nothing from the window: a page after 700 of them is counted', async () => {
+    // 50 at a time: more at once would only test the listen backlog.
+    const statuses = new Set<number>();
+    for (let sent = 0; sent < 700; sent += 50)
+      for (const answer of await Promise.all(Array.from({ length: 50 }, () => post({}))))
+        statuses.add(answer.status);
+    expect(statuses).toEqual(new Set([403]));
+    for (let i = 0; i < PER_WINDOW; i += 1) expect((await post()).status).toBe(204);
+    expect(counted).toBe(PER_WINDOW);
+    expect(spent).toEqual([]);
+    expect(ignored).toHaveLength(700);
   });
 
   it('answers anything but POST 405, naming POST, and counts nothing at all', async () => {
@@ -172,14 +203,25 @@ describe('a beacon refused', () => {
 });
 
 describe('the bound of one counter', () => {
-  it('counts PER_WINDOW beacons in a window and refuses the next with 429, counted as ignored', async () => {
+  it('counts PER_WINDOW beacons in a window and refuses the next with 429, its budget spent', async () => {
     for (let i = 0; i < PER_WINDOW; i += 1) expect((await post()).status).toBe(204);
     const over = await post();
     expect(over.status).toBe(429);
     expect(over.body).toBe('Too many of these; this one was not counted.');
     expect(over.headers['retry-after']).toBe('1');
     expect(counted).toBe(PER_WINDOW);
-    expect(ignored).toEqual(['lost_file.over_bound']);
+    expect(ignored).toEqual(['lost_file.budget_spent']);
+  });
+
+  it('says its budget spent once per window, however many beacons follow', async () => {
+    for (let i = 0; i < PER_WINDOW; i += 1) await post();
+    expect(spent).toEqual([]);
+    for (let i = 0; i < 5; i += 1) expect((await post()).status).toBe(429);
+    expect(spent).toEqual(['lost_file']);
+    expect(ignored).toEqual(Array(5).fill('lost_file.budget_spent'));
+    clock += WINDOW_MS;
+    for (let i = 0; i <= PER_WINDOW; i += 1) await post();
+    expect(spent).toEqual(['lost_file', 'lost_file']);
   });
 
   it('counts again once the window has passed, and not a moment before', async () => {
@@ -191,19 +233,27 @@ describe('the bound of one counter', () => {
     expect(counted).toBe(PER_WINDOW + 1);
   });
 
-  it('is per counter: another beacon has its own window', async () => {
+  it('is per counter: the offline screen spent leaves the unavailable screen and the lost file whole', async () => {
     const screens = createBeacons({ perWindow: 1, windowMs: WINDOW_MS, now: () => clock });
-    let seen = 0;
+    const seen: string[] = [];
     server.removeAllListeners('request');
-    server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) =>
-      req.url === '/screen'
-        ? screens(req, res, 'screen_seen', () => (seen += 1))
-        : screens(req, res, 'lost_file', () => (counted += 1)),
-    );
-    expect((await post(sameOrigin, '/screen')).status).toBe(204);
+    server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+      const counter =
+        req.url === '/offline'
+          ? 'screen_seen:offline'
+          : req.url === '/unavailable'
+            ? 'screen_seen:unavailable'
+            : 'lost_file';
+      screens(req, res, counter, () => seen.push(counter));
+    });
+    expect((await post(sameOrigin, '/offline')).status).toBe(204);
+    expect((await post(sameOrigin, '/offline')).status).toBe(429);
+    expect((await post(sameOrigin, '/unavailable')).status).toBe(204);
     expect((await post(sameOrigin, '/lost')).status).toBe(204);
-    expect((await post(sameOrigin, '/screen')).status).toBe(429);
-    expect([seen, counted]).toEqual([1, 1]);
+    expect(seen).toEqual(['screen_seen:offline', 'screen_seen:unavailable', 'lost_file']);
+    expect(spent).toEqual(['screen_seen:offline']);
+    // Both screens are one beacon to the ignored counter's labels; the spent window names its screen.
+    expect(ignored).toEqual(['screen_seen.budget_spent']);
   });
 
   it('is 600 a minute by default', () => {
@@ -218,9 +268,10 @@ describe('what was ignored, said', () => {
     stderr.mockClear();
   });
 
-  it('in one line per window whatever the number, with the counts by beacon and reason', async () => {
+  it('in one line per window whatever the number, with the counts by beacon and reason and the budgets spent', async () => {
     for (let i = 0; i < 5; i += 1) await post({ 'sec-fetch-site': 'cross-site' });
-    for (let i = 0; i <= PER_WINDOW; i += 1) await post();
+    for (let i = 0; i < 2; i += 1) await post({});
+    for (let i = 0; i <= PER_WINDOW + 1; i += 1) await post();
     expect(summaryLines()).toHaveLength(0);
     await until(() => summaryLines().length > 0, 3000);
     // A window more, in which no second line may come for the same window.
@@ -231,7 +282,8 @@ describe('what was ignored, said', () => {
     expect(line).toMatchObject({
       level: 'warn',
       windowSeconds: WINDOW_MS / 1000,
-      ignored: { 'lost_file.cross_site': 5, 'lost_file.over_bound': 1 },
+      ignored: { 'lost_file.cross_site': 5, 'lost_file.no_origin': 2, 'lost_file.budget_spent': 2 },
+      budgetSpent: ['lost_file'],
     });
   });
 
@@ -242,6 +294,9 @@ describe('what was ignored, said', () => {
     expect(summaryLines()).toHaveLength(1);
     await post({ origin: 'https://elsewhere.example' });
     await until(() => summaryLines().length === 2, 3000);
-    expect(JSON.parse(summaryLines()[1]!)).toMatchObject({ ignored: { 'lost_file.cross_site': 1 } });
+    expect(JSON.parse(summaryLines()[1]!)).toMatchObject({
+      ignored: { 'lost_file.cross_site': 1 },
+      budgetSpent: [],
+    });
   });
 });

@@ -4,6 +4,7 @@ import {
   recordInheritedSampled,
   recordLostFileReload,
   recordOutageScreen,
+  recordBeaconBudgetSpent,
   recordBeaconIgnored,
   recordQueue,
   recordTransaction,
@@ -148,6 +149,9 @@ describe('recording without a registry', () => {
       beaconIgnored: () => {
         throw new Error('broken');
       },
+      beaconBudgetSpent: () => {
+        throw new Error('broken');
+      },
       inheritedSampled: () => {
         throw new Error('broken');
       },
@@ -164,6 +168,7 @@ describe('recording without a registry', () => {
     expect(() => recordLostFileReload()).not.toThrow();
     expect(() => recordOutageScreen('offline')).not.toThrow();
     expect(() => recordBeaconIgnored('lost_file', 'body')).not.toThrow();
+    expect(() => recordBeaconBudgetSpent('screen_seen:offline')).not.toThrow();
     expect(() => recordQueue('dropped', { source: 'server', reason: 'full' })).not.toThrow();
     expect(() => recordInheritedSampled('honoured')).not.toThrow();
     expect(() => recordTransaction('sent', '2xx')).not.toThrow();
@@ -224,6 +229,9 @@ describe('every series docs/metrics.md lists', () => {
       'app_report_queue_sent_total{source="browser"} 0',
       'app_client_outage_screens_total{screen="offline"} 0',
       'app_client_outage_screens_total{screen="unavailable"} 0',
+      'app_client_beacon_budget_spent_total{counter="lost_file"} 0',
+      'app_client_beacon_budget_spent_total{counter="screen_seen:offline"} 0',
+      'app_client_beacon_budget_spent_total{counter="screen_seen:unavailable"} 0',
     ])
       expect(text.split('\n')).toContain(line);
   });
@@ -233,7 +241,8 @@ describe('every series docs/metrics.md lists', () => {
     recordLostFileReload();
     recordLostFileReload();
     recordOutageScreen('unavailable');
-    recordBeaconIgnored('screen_seen', 'over_bound');
+    recordBeaconIgnored('screen_seen', 'budget_spent');
+    recordBeaconBudgetSpent('screen_seen:unavailable');
     recordInheritedSampled('honoured');
     recordTransaction('dropped', 'queue_full');
     recordTransaction('queued');
@@ -249,7 +258,8 @@ describe('every series docs/metrics.md lists', () => {
       'app_fleet_requests_total{kind="data",outcome="cut"} 1',
       'app_client_lost_file_reloads_total 2',
       'app_client_outage_screens_total{screen="unavailable"} 1',
-      'app_client_beacons_ignored_total{beacon="screen_seen",reason="over_bound"} 1',
+      'app_client_beacons_ignored_total{beacon="screen_seen",reason="budget_spent"} 1',
+      'app_client_beacon_budget_spent_total{counter="screen_seen:unavailable"} 1',
       'app_tracing_inherited_sampled_total{outcome="honoured"} 1',
       'app_tracing_transactions_total{outcome="dropped",reason="queue_full"} 1',
       'app_tracing_transactions_total{outcome="queued",reason=""} 1',

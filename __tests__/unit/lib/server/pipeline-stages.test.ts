@@ -183,7 +183,7 @@ it('answers the lost-file beacon itself', async () => {
   const { port } = await start();
   const beacon = await sendRaw(
     port,
-    'POST /_next/app-shell/lost-file HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n',
+    'POST /_next/app-shell/lost-file HTTP/1.1\r\nHost: x\r\nSec-Fetch-Site: same-origin\r\nContent-Length: 0\r\nConnection: close\r\n\r\n',
   );
   expect(beacon.status).toBe(204);
   expect(nextSaw).toEqual([]);

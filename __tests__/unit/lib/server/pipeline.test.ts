@@ -240,7 +240,7 @@ describe('the server pipeline', () => {
     expect(script.headers['cache-control']).toEqual(['no-cache']);
     const beacon = await sendRaw(
       port,
-      'POST /_next/app-shell/screen-seen/offline HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n',
+      'POST /_next/app-shell/screen-seen/offline HTTP/1.1\r\nHost: x\r\nSec-Fetch-Site: same-origin\r\nContent-Length: 0\r\nConnection: close\r\n\r\n',
     );
     expect(beacon.status).toBe(204);
     expect(nextSaw).toEqual([]);

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { BEACONS_PER_WINDOW } from '../../../../lib/http/beacon';
 import { recorderSlot } from '../../../../lib/metrics/record';
 import {
   readWorkerScripts,
@@ -98,10 +99,15 @@ describe('the worker’s script', () => {
 });
 
 describe('a beacon that a visitor saw a screen', () => {
+  // What a browser's service worker sends with its POST.
+  const sameOrigin = { 'sec-fetch-site': 'same-origin' };
+  const seen = (screen: string, headers: Record<string, string> = sameOrigin) =>
+    rawRequest(base, `/_next/app-shell/screen-seen/${screen}`, { method: 'POST', headers });
+
   it.each(['offline', 'unavailable'])(
     'for %s is counted under its screen and answered 204, never cached',
     async (screen) => {
-      const answer = await rawRequest(base, `/_next/app-shell/screen-seen/${screen}`, { method: 'POST' });
+      const answer = await seen(screen);
       expect(answer.status).toBe(204);
       expect(answer.headers['cache-control']).toBe('no-store');
       expect(counted).toEqual([screen]);
@@ -127,6 +133,7 @@ describe('a beacon that a visitor saw a screen', () => {
   it('refuses a body unread, closing the connection, and counts nothing', async () => {
     const answer = await rawRequest(base, '/_next/app-shell/screen-seen/offline', {
       method: 'POST',
+      headers: sameOrigin,
       body: 'x'.repeat(10_000),
     });
     expect(answer.status).toBe(413);
@@ -141,6 +148,27 @@ describe('a beacon that a visitor saw a screen', () => {
     });
     expect(answer.status).toBe(403);
     expect(counted).toEqual([]);
+  });
+
+  it('refuses one with neither Sec-Fetch-Site nor Origin (a bare curl), counting nothing', async () => {
+    const answer = await seen('offline', {});
+    expect(answer.status).toBe(403);
+    expect(counted).toEqual([]);
+  });
+
+  // Last of the file's beacons: it spends this process's offline window for the minute.
+  it("has a window per screen: the offline screen's spent leaves the unavailable screen's whole", async () => {
+    const statuses: number[] = [];
+    // 50 at a time, to the bound and one past it.
+    for (let sent = 0; sent < BEACONS_PER_WINDOW; sent += 50)
+      for (const answer of await Promise.all(Array.from({ length: 50 }, () => seen('offline'))))
+        statuses.push(answer.status);
+    statuses.push((await seen('offline')).status);
+    expect(statuses.filter((status) => status === 204).length).toBeLessThanOrEqual(BEACONS_PER_WINDOW);
+    expect(statuses.at(-1)).toBe(429);
+    counted = [];
+    expect((await seen('unavailable')).status).toBe(204);
+    expect(counted).toEqual(['unavailable']);
   });
 });
 
