@@ -151,6 +151,8 @@ export const HANDOFF_SECRET_MIN_CHARS = 32;
 export const handoffSecret: Check<string> = {
   accepts: `at least ${HANDOFF_SECRET_MIN_CHARS} characters (\`openssl rand -hex 32\`)`,
   echo: false,
+  // Unset, the hand-off is off, and nothing says so until a stop loses what waited.
+  blank: { refused: 'set a secret (`openssl rand -hex 32`) or unset it' },
   parse: (raw) =>
     raw.length >= HANDOFF_SECRET_MIN_CHARS
       ? { value: raw }
@@ -645,13 +647,19 @@ export const START_KEYS = (Object.keys(VARIABLES) as VariableKey[]).filter(
 ) as StartKey[];
 
 /**
- * A variable's value: its fallback when unset or blank, else its checked value. A refused value
- * adds one sentence naming the variable to `problems` and gives the fallback.
+ * A variable's value: its fallback when unset or blank (unless its check refuses blank), else its
+ * checked value. A refused value adds one sentence naming the variable to `problems` and gives the
+ * fallback.
  */
 export function readVariable<K extends VariableKey>(key: K, env: Env, problems: string[]): ValueOf<K> {
   const row = VARIABLES[key] as Variable<ValueOf<K>>;
   const raw = env[row.name]?.trim();
-  if (!raw) return row.fallback(env);
+  if (!raw) {
+    // (Set to nothing, not unset: `undefined` is unset.)
+    if (raw !== undefined && row.check.blank)
+      problems.push(`${row.name} is set but empty: ${row.check.blank.refused}`);
+    return row.fallback(env);
+  }
   const parsed = row.check.parse(raw);
   if ('value' in parsed) return parsed.value;
   const got = row.check.echo === false ? '' : ` (got ${JSON.stringify(env[row.name])})`;

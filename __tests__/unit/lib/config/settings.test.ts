@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { readSettings, settings, settingsSlot, thresholdsOf } from '../../../../lib/config/settings';
 import { VARIABLES } from '../../../../lib/config/variables';
 import { REFUSED } from '../../../support/refused-values';
@@ -192,6 +193,43 @@ describe('readSettings', () => {
     expect(readSettings({ REPORT_HANDOFF_SECRET: `${short}!` }, NO_BUILD_DSN).reportHandoffSecret).toBe(
       `${short}!`,
     );
+  });
+
+  describe('the hand-off secret', () => {
+    const refusal = (value: string) => {
+      try {
+        readSettings({ REPORT_HANDOFF_SECRET: value }, NO_BUILD_DSN);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return null;
+    };
+
+    it.each([
+      ['empty', ''],
+      ['only spaces', '   '],
+    ])('set but %s stops the start in one line, rather than turn the hand-off off unsaid', (_, value) => {
+      expect(refusal(value)).toBe(
+        'Invalid configuration: REPORT_HANDOFF_SECRET is set but empty: set a secret (`openssl rand -hex 32`) or unset it.',
+      );
+    });
+
+    it('unset leaves the hand-off off, and the start goes on', () => {
+      expect(readSettings({}, NO_BUILD_DSN).reportHandoffSecret).toBeNull();
+    });
+
+    it('takes what `openssl rand -hex 32` writes', () => {
+      const secret = randomBytes(32).toString('hex');
+      expect(readSettings({ REPORT_HANDOFF_SECRET: secret }, NO_BUILD_DSN).reportHandoffSecret).toBe(secret);
+    });
+  });
+
+  it('reads any other variable set to nothing as unset', () => {
+    expect(readSettings({ PORT: '', FLEET_PEERS: '  ', REPORT_QUEUE_DIR: '' }, NO_BUILD_DSN)).toMatchObject({
+      port: 3000,
+      fleetPeers: null,
+      reportQueueDir: null,
+    });
   });
 
   it('refuses a warn threshold at or above its fail threshold', () => {
