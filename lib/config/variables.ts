@@ -148,15 +148,39 @@ function parsesAsDsn(raw: string): boolean {
 
 /** The hand-off secret: long enough not to be guessed, never repeated in a problem. */
 export const HANDOFF_SECRET_MIN_CHARS = 32;
+/**
+ * …and varied enough: its length times the Shannon entropy of its characters' frequencies, in bits.
+ * This catches `aaaa…` (0), `abab…` (32) and `abcd…` (64), which the length alone lets through; it
+ * cannot see a longer pattern repeated, nor know how a secret was made. 80 and not more: of random
+ * 32-character hex strings, 1 in 1,000 falls below 100 (0 in 10,000 below 80 measured, 2 in 10⁹
+ * computed), and `openssl rand -hex 32` never comes near (221 or more in 10,000).
+ */
+export const HANDOFF_SECRET_MIN_BITS = 80;
+
+/** `text`'s length times the Shannon entropy of its characters' frequencies, in bits. */
+export function varietyBits(text: string): number {
+  const characters = [...text];
+  const counts = new Map<string, number>();
+  for (const character of characters) counts.set(character, (counts.get(character) ?? 0) + 1);
+  let bits = 0;
+  for (const count of counts.values()) bits -= count * Math.log2(count / characters.length);
+  return bits;
+}
+
 export const handoffSecret: Check<string> = {
-  accepts: `at least ${HANDOFF_SECRET_MIN_CHARS} characters (\`openssl rand -hex 32\`)`,
+  accepts: `at least ${HANDOFF_SECRET_MIN_CHARS} characters, varied enough for ${HANDOFF_SECRET_MIN_BITS} bits by their frequencies (length × Shannon entropy: random hex passes, a repeated \`abcd\` fails); \`openssl rand -hex 32\``,
   echo: false,
   // Unset, the hand-off is off, and nothing says so until a stop loses what waited.
   blank: { refused: 'set a secret (`openssl rand -hex 32`) or unset it' },
-  parse: (raw) =>
-    raw.length >= HANDOFF_SECRET_MIN_CHARS
-      ? { value: raw }
-      : { problem: `must be at least ${HANDOFF_SECRET_MIN_CHARS} characters` },
+  parse: (raw) => {
+    if (raw.length < HANDOFF_SECRET_MIN_CHARS)
+      return { problem: `must be at least ${HANDOFF_SECRET_MIN_CHARS} characters` };
+    if (varietyBits(raw) < HANDOFF_SECRET_MIN_BITS)
+      return {
+        problem: `repeats too few characters to be a secret (under ${HANDOFF_SECRET_MIN_BITS} bits by their frequencies): use \`openssl rand -hex 32\``,
+      };
+    return { value: raw };
+  },
 };
 
 export const dsn: Check<string> = {
