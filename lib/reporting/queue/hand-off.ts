@@ -14,6 +14,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { REPORTS_HANDOFF_PATH } from '../../fleet/paths';
 import { sendProblem } from '../../http/problem';
 import { createUploadBudget, readUpload, type UploadBudget, type UploadLimits } from '../../http/upload';
+import type { Settings } from '../../config/settings';
 import { log } from '../../log/logger';
 import { recordQueue } from '../../metrics/record';
 import type { HandedEnvelope, ReportQueue } from './queue';
@@ -64,6 +65,32 @@ function ingestHeadersOf(raw: string | undefined): Record<string, string> | null
   } catch {
     return null;
   }
+}
+
+/** The settings that decide whether reports waiting at a stop can go to a peer. */
+export type HandOffSettings = Pick<
+  Settings,
+  'sentryDsn' | 'reportQueueDir' | 'fleetPeers' | 'reportHandoffSecret'
+>;
+
+/**
+ * The start's warning that waiting reports will go with the pod, or null. Said at start, beside the
+ * decision (lib/server/start.ts), because the stop's `reporting.queue_handed_over` warning comes
+ * when the reports are already lost. Only where a hand-off is plainly wanted: reports queue (a DSN),
+ * in a folder meant to keep them, among peers, and no secret to hand them over with.
+ */
+export function handOffWarning(
+  settings: HandOffSettings,
+): { event: 'reporting.handoff_off'; fields: { message: string } } | null {
+  const { sentryDsn, reportQueueDir, fleetPeers, reportHandoffSecret } = settings;
+  if (!sentryDsn || !reportQueueDir || !fleetPeers || reportHandoffSecret) return null;
+  return {
+    event: 'reporting.handoff_off',
+    fields: {
+      message:
+        'FLEET_PEERS and REPORT_QUEUE_DIR are set but REPORT_HANDOFF_SECRET is not: reports still waiting when this instance stops go with its pod instead of to a peer (docs/report-queue.md, "When the pod goes").',
+    },
+  };
 }
 
 export interface HandOffStageOptions {

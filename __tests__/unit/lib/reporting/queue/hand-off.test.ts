@@ -1,6 +1,7 @@
 // Waiting reports outlive their pod (lib/reporting/queue/hand-off.ts): the queue hands what waits
 // to a peer and takes what a peer hands it; the stage lets only a peer of the deployment do so;
 // the giver moves on from a peer that refuses and keeps what no peer took.
+import { randomBytes } from 'node:crypto';
 import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -20,11 +21,13 @@ import {
   HANDOFF_MAX_ENVELOPE_BYTES,
   handOffReports,
   handOffStage,
+  handOffWarning,
   INGEST_HEADERS_HEADER,
   QUEUED_AT_HEADER,
   SOURCE_HEADER,
 } from '../../../../../lib/reporting/queue/hand-off';
 import { REPORTS_HANDOFF_PATH } from '../../../../../lib/fleet/paths';
+import { readSettings } from '../../../../../lib/config/settings';
 import { rawRequest } from '../../../../support/http';
 import { recorderSlot } from '../../../../../lib/metrics/record';
 import { recorderWith } from '../../../../support/recorder';
@@ -847,5 +850,34 @@ describe('handing over at a stop', () => {
     });
     expect(result).toEqual({ given: 0, left: 1 });
     expect(taking.queue.stats().envelopes.server).toBe(0);
+  });
+});
+
+describe('the start’s warning that the hand-off is off', () => {
+  /** The settings a server reads from `env`, beside a DSN, a queue folder and peers. */
+  const read = (env: Record<string, string | undefined> = {}) =>
+    readSettings(
+      {
+        SENTRY_DSN: DSN,
+        REPORT_QUEUE_DIR: '/var/lib/app-shell/reports',
+        FLEET_PEERS: 'dns:app-shell-peers:3000',
+        ...env,
+      },
+      { dsnAtBuild: null },
+    );
+
+  it('says, with peers and a queue folder but no secret, that waiting reports will go with the pod', () => {
+    const warning = handOffWarning(read());
+    expect(warning?.event).toBe('reporting.handoff_off');
+    expect(warning?.fields.message).toMatch(/REPORT_HANDOFF_SECRET is not.*go with its pod/);
+  });
+
+  it.each([
+    ['with the secret', { REPORT_HANDOFF_SECRET: randomBytes(32).toString('hex') }],
+    ['without peers (nobody to hand them to)', { FLEET_PEERS: undefined }],
+    ['without a queue folder (they wait in memory, lost at any stop)', { REPORT_QUEUE_DIR: undefined }],
+    ['without a DSN (nothing queues)', { SENTRY_DSN: undefined }],
+  ])('says nothing %s', (_, changed) => {
+    expect(handOffWarning(read(changed))).toBeNull();
   });
 });
