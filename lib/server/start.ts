@@ -321,8 +321,13 @@ export async function main({ dev }: { dev: boolean }): Promise<void> {
           compress: nextCompresses(ROOT, distDir),
         }),
     reportsHandOff:
-      queue && handOff && handOffSecret
-        ? handOff.handOffStage({ queue, secret: handOffSecret, accepting: () => currentPhase() === 'ready' })
+      queue && handOff && handOffSecret && settings.sentryDsn
+        ? handOff.handOffStage({
+            queue,
+            secret: handOffSecret,
+            dsn: settings.sentryDsn,
+            accepting: () => currentPhase() === 'ready',
+          })
         : null,
     serviceWorker: serviceWorkerStage(
       dev ? await developmentWorker() : readWorkerScripts(ROOT, distDir, offeredLanguages()),
