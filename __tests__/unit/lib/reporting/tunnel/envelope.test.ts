@@ -43,6 +43,19 @@ describe('checkEnvelope', () => {
     expect(lines).toEqual([JSON.parse(HEADER), { type: 'event' }, JSON.parse(EVENT)]);
   });
 
+  it('passes what it wrote as it is: the peer a stopping instance hands it to checks it again', () => {
+    for (const [type, payload] of [
+      ['event', EVENT],
+      ['transaction', TRANSACTION],
+      ['session', SESSION],
+    ] as const) {
+      const first = check(`${HEADER}\n{"type":"${type}"}\n${payload}\n`);
+      if (!first.ok) throw new Error(`refused: ${first.refusal}`);
+      const again = check(text(first.envelope));
+      expect(again.ok && text(again.envelope)).toBe(text(first.envelope));
+    }
+  });
+
   it.each([
     ['a transaction', 'transaction', TRANSACTION],
     ['a session update', 'session', SESSION],
