@@ -27,8 +27,17 @@ export const REFUSED: Record<string, string[] | null> = {
   REPORT_QUEUE_MAX_BYTES: ['1048575', '17179869185', '2000000.5', '64MB'],
   REPORT_QUEUE_MAX_ENVELOPES: ['1', '1000001', '100.5', 'lots'],
   REPORT_QUEUE_MAX_AGE_SECONDS: ['59', '2592001', '3600.5', '1d'],
-  // One short of the least, and a word.
-  REPORT_HANDOFF_SECRET: ['x'.repeat(31), 'secret'],
+  // One short of the least, a word, set to nothing (which, unset, would turn the hand-off off unsaid),
+  // and long enough but too little varied: 0, 32 and 64 bits by their characters' frequencies.
+  REPORT_HANDOFF_SECRET: [
+    'x'.repeat(31),
+    'secret',
+    '',
+    '   ',
+    'a'.repeat(32),
+    'ab'.repeat(16),
+    'abcd'.repeat(8),
+  ],
   REPORT_HANDOFF_TIMEOUT_MS: ['99', '60001', '5000.5', 'soon'],
   SENTRY_AUTH_TOKEN: null,
   SENTRY_ORG: null,

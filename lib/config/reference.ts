@@ -8,6 +8,10 @@ const groups = Object.entries(GROUPS) as [keyof typeof GROUPS, string][];
 /** Text as one cell of a Markdown table: a `|` in it would start the next cell. */
 export const cell = (text: string) => text.replace(/\|/g, '\\|');
 
+/** What a row accepts, and, where it refuses a value set to nothing, that too (./check.ts, `blank`). */
+const accepts = (row: Variable<unknown>) =>
+  row.check.blank ? `${row.check.accepts}; set but empty, it stops the start` : row.check.accepts;
+
 export function renderReference(): string {
   const out = [
     '# Configuration',
@@ -29,7 +33,7 @@ export function renderReference(): string {
     );
     for (const row of rows.filter((r) => r.group === group)) {
       out.push(
-        `| \`${row.name}\` | ${row.readAt} | ${cell(row.defaultText)} | ${cell(row.check.accepts)} | ${cell(row.meaning)} |`,
+        `| \`${row.name}\` | ${row.readAt} | ${cell(row.defaultText)} | ${cell(accepts(row))} | ${cell(row.meaning)} |`,
       );
     }
   }
@@ -44,7 +48,9 @@ export function renderEnvExample(): string {
   for (const [group, title] of groups) {
     out.push('', `# --- ${title} ---`);
     for (const row of rows.filter((r) => r.group === group)) {
-      out.push(`# ${row.meaning} (${row.readAt}; default: ${row.defaultText})`, `${row.name}=`);
+      // A row that refuses an empty value is left commented out: a copy of this file as .env must start.
+      const line = row.check.blank ? `# ${row.name}=` : `${row.name}=`;
+      out.push(`# ${row.meaning} (${row.readAt}; default: ${row.defaultText})`, line);
     }
   }
   return `${out.join('\n')}\n`;

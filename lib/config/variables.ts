@@ -148,13 +148,39 @@ function parsesAsDsn(raw: string): boolean {
 
 /** The hand-off secret: long enough not to be guessed, never repeated in a problem. */
 export const HANDOFF_SECRET_MIN_CHARS = 32;
+/**
+ * …and varied enough: its length times the Shannon entropy of its characters' frequencies, in bits.
+ * This catches `aaaa…` (0), `abab…` (32) and `abcd…` (64), which the length alone lets through; it
+ * cannot see a longer pattern repeated, nor know how a secret was made. 80 and not more: of random
+ * 32-character hex strings, 1 in 1,000 falls below 100 (0 in 10,000 below 80 measured, 2 in 10⁹
+ * computed), and `openssl rand -hex 32` never comes near (221 or more in 10,000).
+ */
+export const HANDOFF_SECRET_MIN_BITS = 80;
+
+/** `text`'s length times the Shannon entropy of its characters' frequencies, in bits. */
+export function varietyBits(text: string): number {
+  const characters = [...text];
+  const counts = new Map<string, number>();
+  for (const character of characters) counts.set(character, (counts.get(character) ?? 0) + 1);
+  let bits = 0;
+  for (const count of counts.values()) bits -= count * Math.log2(count / characters.length);
+  return bits;
+}
+
 export const handoffSecret: Check<string> = {
-  accepts: `at least ${HANDOFF_SECRET_MIN_CHARS} characters (\`openssl rand -hex 32\`)`,
+  accepts: `at least ${HANDOFF_SECRET_MIN_CHARS} characters, varied enough for ${HANDOFF_SECRET_MIN_BITS} bits by their frequencies (length × Shannon entropy: random hex passes, a repeated \`abcd\` fails); \`openssl rand -hex 32\``,
   echo: false,
-  parse: (raw) =>
-    raw.length >= HANDOFF_SECRET_MIN_CHARS
-      ? { value: raw }
-      : { problem: `must be at least ${HANDOFF_SECRET_MIN_CHARS} characters` },
+  // Unset, the hand-off is off, and nothing says so until a stop loses what waited.
+  blank: { refused: 'set a secret (`openssl rand -hex 32`) or unset it' },
+  parse: (raw) => {
+    if (raw.length < HANDOFF_SECRET_MIN_CHARS)
+      return { problem: `must be at least ${HANDOFF_SECRET_MIN_CHARS} characters` };
+    if (varietyBits(raw) < HANDOFF_SECRET_MIN_BITS)
+      return {
+        problem: `repeats too few characters to be a secret (under ${HANDOFF_SECRET_MIN_BITS} bits by their frequencies): use \`openssl rand -hex 32\``,
+      };
+    return { value: raw };
+  },
 };
 
 export const dsn: Check<string> = {
@@ -645,13 +671,19 @@ export const START_KEYS = (Object.keys(VARIABLES) as VariableKey[]).filter(
 ) as StartKey[];
 
 /**
- * A variable's value: its fallback when unset or blank, else its checked value. A refused value
- * adds one sentence naming the variable to `problems` and gives the fallback.
+ * A variable's value: its fallback when unset or blank (unless its check refuses blank), else its
+ * checked value. A refused value adds one sentence naming the variable to `problems` and gives the
+ * fallback.
  */
 export function readVariable<K extends VariableKey>(key: K, env: Env, problems: string[]): ValueOf<K> {
   const row = VARIABLES[key] as Variable<ValueOf<K>>;
   const raw = env[row.name]?.trim();
-  if (!raw) return row.fallback(env);
+  if (!raw) {
+    // (Set to nothing, not unset: `undefined` is unset.)
+    if (raw !== undefined && row.check.blank)
+      problems.push(`${row.name} is set but empty: ${row.check.blank.refused}`);
+    return row.fallback(env);
+  }
   const parsed = row.check.parse(raw);
   if ('value' in parsed) return parsed.value;
   const got = row.check.echo === false ? '' : ` (got ${JSON.stringify(env[row.name])})`;

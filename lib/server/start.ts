@@ -273,6 +273,9 @@ export async function main({ dev }: { dev: boolean }): Promise<void> {
   // stopping peer's come here. Without peers or the secret, what waits at a stop is counted.
   const handOff = queue ? await import('../reporting/queue/hand-off') : null;
   const handOffSecret = fleet ? settings.reportHandoffSecret : null;
+  // A fleet that will lose its waiting reports is told now, not by the stop that loses them.
+  const handOffOff = fleet && handOff ? handOff.handOffWarning(settings) : null;
+  if (handOffOff) log('warn', handOffOff.event, handOffOff.fields);
 
   // Loaded after NODE_ENV is settled: Next reads it when it loads.
   const { default: next } = await import('next');
@@ -318,8 +321,13 @@ export async function main({ dev }: { dev: boolean }): Promise<void> {
           compress: nextCompresses(ROOT, distDir),
         }),
     reportsHandOff:
-      queue && handOff && handOffSecret
-        ? handOff.handOffStage({ queue, secret: handOffSecret, accepting: () => currentPhase() === 'ready' })
+      queue && handOff && handOffSecret && settings.sentryDsn
+        ? handOff.handOffStage({
+            queue,
+            secret: handOffSecret,
+            dsn: settings.sentryDsn,
+            accepting: () => currentPhase() === 'ready',
+          })
         : null,
     serviceWorker: serviceWorkerStage(
       dev ? await developmentWorker() : readWorkerScripts(ROOT, distDir, offeredLanguages()),

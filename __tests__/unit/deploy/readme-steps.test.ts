@@ -2,6 +2,7 @@
 // resolves from where it is used, the image they build is the one they push, and the Deployment
 // that `kubectl apply -k` would apply runs exactly that image. (No kustomize or Docker here:
 // the few kustomize rules the steps rely on are applied below.)
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
@@ -137,8 +138,8 @@ describe('the hand-off secret step (docs/operations.md, which the README points 
     expect(variable?.valueFrom?.secretKeyRef).toMatchObject({ name: step![1], key: step![2] });
   });
 
-  it('makes a value the server takes: openssl rand -hex N writes 2N characters', () => {
-    const value = 'f'.repeat(2 * Number(step![3]));
+  it('makes a value the server takes: openssl rand -hex N writes 2N random hex digits', () => {
+    const value = randomBytes(Number(step![3])).toString('hex');
     expect(readSettings({ REPORT_HANDOFF_SECRET: value }, { dsnAtBuild: null }).reportHandoffSecret).toBe(
       value,
     );

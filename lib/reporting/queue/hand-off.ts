@@ -7,15 +7,18 @@
 // Only a peer of the same deployment may hand reports over: each request carries the secret the
 // pods share (REPORT_HANDOFF_SECRET, from a Kubernetes Secret). Everything else is refused before its
 // body is read: 401 without the secret, 403 with another. A body is read within the bounds of every
-// other upload (lib/http/upload.ts). Written by hand: neither Sentry's SDK nor Relay hands a queue
+// other upload (lib/http/upload.ts), and taken only if it is an envelope the tunnel's checks pass
+// (../tunnel/envelope.ts): a leaked secret, or a peer's bug, buys no room in the queue for junk. Written by hand: neither Sentry's SDK nor Relay hands a queue
 // to a peer (Relay spools to its own disk and loses what a deleted pod held).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { REPORTS_HANDOFF_PATH } from '../../fleet/paths';
 import { sendProblem } from '../../http/problem';
 import { createUploadBudget, readUpload, type UploadBudget, type UploadLimits } from '../../http/upload';
+import type { Settings } from '../../config/settings';
 import { log } from '../../log/logger';
 import { recordQueue } from '../../metrics/record';
+import { checkEnvelope, checkServerEnvelope, type Refusal } from '../tunnel/envelope';
 import type { HandedEnvelope, ReportQueue } from './queue';
 
 /** The headers that carry an envelope's facts from one instance to the other. */
@@ -66,9 +69,61 @@ function ingestHeadersOf(raw: string | undefined): Record<string, string> | null
   }
 }
 
+/** The settings that decide whether reports waiting at a stop can go to a peer. */
+export type HandOffSettings = Pick<
+  Settings,
+  'sentryDsn' | 'reportQueueDir' | 'fleetPeers' | 'reportHandoffSecret'
+>;
+
+/**
+ * The start's warning that waiting reports will go with the pod, or null. Said at start, beside the
+ * decision (lib/server/start.ts), because the stop's `reporting.queue_handed_over` warning comes
+ * when the reports are already lost. Only where a hand-off is plainly wanted: reports queue (a DSN),
+ * in a folder meant to keep them, among peers, and no secret to hand them over with.
+ */
+export function handOffWarning(
+  settings: HandOffSettings,
+): { event: 'reporting.handoff_off'; fields: { message: string } } | null {
+  const { sentryDsn, reportQueueDir, fleetPeers, reportHandoffSecret } = settings;
+  if (!sentryDsn || !reportQueueDir || !fleetPeers || reportHandoffSecret) return null;
+  return {
+    event: 'reporting.handoff_off',
+    fields: {
+      message:
+        'FLEET_PEERS and REPORT_QUEUE_DIR are set but REPORT_HANDOFF_SECRET is not: reports still waiting when this instance stops go with its pod instead of to a peer (docs/report-queue.md, "When the pod goes").',
+    },
+  };
+}
+
+/**
+ * What a refused body is told. 400 (a malformed envelope, unwanted by any peer: the giver keeps it
+ * and offers the next) but for another DSN, 403: then this peer is the odd one, and the giver moves
+ * on to another.
+ */
+const HANDOFF_REFUSALS: Readonly<Record<Refusal, { status: number; detail: string }>> = {
+  'not-an-envelope': { status: 400, detail: 'A hand-off is one Sentry envelope: this body is none.' },
+  'foreign-dsn': {
+    status: 403,
+    detail:
+      'This envelope is for another DSN than this instance reports to: hand it to a peer that shares it.',
+  },
+  'not-one-item': {
+    status: 400,
+    detail:
+      "This envelope's items are not what this instance would send: a browser's holds one event, transaction, session or span, as the tunnel forwards.",
+  },
+  'against-ingest-rules': {
+    status: 400,
+    detail:
+      "This envelope breaks a rule of Sentry's ingest (an id, a time or a field), so it would not be kept.",
+  },
+};
+
 export interface HandOffStageOptions {
   queue: ReportQueue;
   secret: string;
+  /** This instance's DSN, the queue's: an envelope for another is refused, as the tunnel refuses it. */
+  dsn: string;
   /** False once this instance drains: a stopping instance takes nothing (its peer tries another). */
   accepting: () => boolean;
   budget?: UploadBudget;
@@ -82,6 +137,7 @@ export interface HandOffStageOptions {
 export function handOffStage({
   queue,
   secret,
+  dsn,
   accepting,
   budget = createUploadBudget(HANDOFF_BUFFER_BYTES),
 }: HandOffStageOptions): (req: IncomingMessage, res: ServerResponse, pathname: string) => boolean {
@@ -155,7 +211,18 @@ export function handOffStage({
         return;
     }
     try {
-      const outcome = await queue.adopt({ source, body: upload.body, headers, queuedAt: Number(queuedAt) });
+      // SECURITY: the secret says who sends, not what: a body is checked before it takes room in the
+      // queue, a browser's as the tunnel checked it (and what is kept is what was checked), the
+      // server's own as far as its shape and DSN go (../tunnel/envelope.ts says why no further).
+      const checked =
+        source === 'browser' ? checkEnvelope(upload.body, dsn) : checkServerEnvelope(upload.body, dsn);
+      if (!checked.ok) {
+        const { status, detail } = HANDOFF_REFUSALS[checked.refusal];
+        sendProblem(res, status, detail);
+        return;
+      }
+      const body = typeof checked.envelope === 'string' ? Buffer.from(checked.envelope) : checked.envelope;
+      const outcome = await queue.adopt({ source, body, headers, queuedAt: Number(queuedAt) });
       if (outcome === 'full') {
         sendProblem(res, 503, 'This instance has no room for more reports: hand them to another peer.');
         return;

@@ -92,6 +92,46 @@ function lineEnd(body: Uint8Array, from: number, max: number): number | null {
   return null;
 }
 
+/** The envelope header, a JSON object on the first line, and where that line ends; null when none. */
+function envelopeHeader(body: Uint8Array): { header: Record<string, unknown>; end: number } | null {
+  const end = lineEnd(body, 0, MAX_HEADER_BYTES);
+  if (end === null) return null;
+  const header = jsonObject(body.subarray(0, end));
+  return header === null ? null : { header, end };
+}
+
+interface Item {
+  header: Record<string, unknown>;
+  type: string;
+  payloadStart: number;
+  payloadEnd: number;
+}
+
+/**
+ * The item that starts at `start`: a JSON object header with a string `type` on one line, then its
+ * payload, `length` bytes when the header says so (within the body), else the rest of the line.
+ * Null when it is none. What follows the payload is the caller's to judge.
+ */
+function itemAt(body: Uint8Array, start: number): Item | null {
+  const headerEnd = lineEnd(body, start, MAX_ITEM_HEADER_BYTES);
+  if (headerEnd === null) return null;
+  const header = jsonObject(body.subarray(start, headerEnd));
+  const type = header?.type;
+  if (header === null || typeof type !== 'string') return null;
+  const payloadStart = headerEnd + 1;
+  if (header.length === undefined)
+    return {
+      header,
+      type,
+      payloadStart,
+      payloadEnd: lineEnd(body, payloadStart, body.length) ?? body.length,
+    };
+  const { length } = header;
+  if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 0) return null;
+  const payloadEnd = payloadStart + length;
+  return payloadEnd > body.length ? null : { header, type, payloadStart, payloadEnd };
+}
+
 /**
  * Checks an envelope for `dsn` and returns the bytes to forward: the same envelope, written anew
  * from what was checked. Never throws.
@@ -99,39 +139,21 @@ function lineEnd(body: Uint8Array, from: number, max: number): number | null {
 export function checkEnvelope(body: Uint8Array, dsn: string): EnvelopeCheck {
   try {
     // 1. The envelope header, and its DSN, before anything else.
-    const headerEnd = lineEnd(body, 0, MAX_HEADER_BYTES);
-    if (headerEnd === null) return refuse('not-an-envelope');
-    const header = jsonObject(body.subarray(0, headerEnd));
-    if (header === null || typeof header.dsn !== 'string') return refuse('not-an-envelope');
+    const top = envelopeHeader(body);
+    if (top === null || typeof top.header.dsn !== 'string') return refuse('not-an-envelope');
+    const { header } = top;
     // SECURITY: only envelopes for this app's own DSN: the tunnel is no open relay into Sentry.
     if (header.dsn !== dsn) return refuse('foreign-dsn');
     // What the ingest would reject takes no room in the queue nor in the project's quota.
     if (headerBreaks(header)) return refuse('against-ingest-rules');
 
-    // 2. Exactly one item, of a type forwarded.
-    const itemHeaderStart = headerEnd + 1;
-    const itemHeaderEnd = lineEnd(body, itemHeaderStart, MAX_ITEM_HEADER_BYTES);
-    if (itemHeaderEnd === null) return refuse('not-one-item');
-    const itemHeader = jsonObject(body.subarray(itemHeaderStart, itemHeaderEnd));
-    const type = itemHeader?.type;
-    if (itemHeader === null || typeof type !== 'string' || !FORWARDED_ITEM_TYPES.has(type))
-      return refuse('not-one-item');
-    const forwardedHeader = forwardedItemHeader(type, itemHeader);
+    // 2. Exactly one item, of a type forwarded: its payload `length` bytes when the header says so,
+    // else the rest of the line; after it at most one newline.
+    const item = itemAt(body, top.end + 1);
+    if (item === null || !FORWARDED_ITEM_TYPES.has(item.type)) return refuse('not-one-item');
+    const { type, payloadStart, payloadEnd } = item;
+    const forwardedHeader = forwardedItemHeader(type, item.header);
     if (forwardedHeader === null) return refuse('not-one-item');
-
-    // 3. The payload: `length` bytes when the header says so, else the rest of the line; after it
-    // at most one newline.
-    const payloadStart = itemHeaderEnd + 1;
-    let payloadEnd: number;
-    if (itemHeader.length !== undefined) {
-      const length = itemHeader.length;
-      // (A negative length leaves no payload that is a JSON object: refused below.)
-      if (typeof length !== 'number' || !Number.isSafeInteger(length)) return refuse('not-one-item');
-      payloadEnd = payloadStart + length;
-      if (payloadEnd > body.length) return refuse('not-one-item');
-    } else {
-      payloadEnd = lineEnd(body, payloadStart, body.length) ?? body.length;
-    }
     const rest = body.length - payloadEnd;
     if (rest > 1 || (rest === 1 && body[payloadEnd] !== NEWLINE)) return refuse('not-one-item');
     const read = jsonObject(body.subarray(payloadStart, payloadEnd));
@@ -142,7 +164,7 @@ export function checkEnvelope(body: Uint8Array, dsn: string): EnvelopeCheck {
     const payload = type === 'span' ? scrubSpanItems(read) : read;
     if (payload === null) return refuse('not-one-item');
 
-    // 4. Written anew: each key once, as read; the payload on one line (JSON.stringify writes no
+    // 3. Written anew: each key once, as read; the payload on one line (JSON.stringify writes no
     // raw newline), so it needs no length.
     const headers: Record<string, unknown> = {};
     // (A field the header lacks is undefined here, and JSON writes no undefined.)
@@ -155,6 +177,37 @@ export function checkEnvelope(body: Uint8Array, dsn: string): EnvelopeCheck {
       [[forwardedHeader, payload]] as unknown as Envelope[1],
     );
     return { ok: true, envelope: serializeEnvelope(envelope) };
+  } catch {
+    return refuse('not-an-envelope');
+  }
+}
+
+/**
+ * Checks an envelope the server's own SDK wrote, which a stopping peer hands over
+ * (../queue/hand-off.ts), as far as an envelope's shape goes: its header as a browser's (a JSON
+ * object on the first line, within the ingest's rules for its id and time), and its DSN, when it
+ * names one, this app's (the server's SDK has no tunnel, so it writes none); then one item or more, each as
+ * `itemAt` reads one, with at most one newline after the last. The items' contents are not judged:
+ * the server's SDK sends what a browser's does not (client reports, attachments), and what it sends
+ * is its own. The body is kept as it came. Never throws.
+ */
+export function checkServerEnvelope(body: Uint8Array, dsn: string): EnvelopeCheck {
+  try {
+    const top = envelopeHeader(body);
+    if (top === null) return refuse('not-an-envelope');
+    const { header } = top;
+    // SECURITY: as the tunnel, no envelope for another project.
+    if (header.dsn !== undefined && header.dsn !== dsn) return refuse('foreign-dsn');
+    if (headerBreaks(header)) return refuse('against-ingest-rules');
+    let next = top.end + 1;
+    do {
+      const item = itemAt(body, next);
+      if (item === null) return refuse('not-one-item');
+      const { payloadEnd } = item;
+      if (payloadEnd < body.length && body[payloadEnd] !== NEWLINE) return refuse('not-one-item');
+      next = payloadEnd + 1;
+    } while (next < body.length);
+    return { ok: true, envelope: body };
   } catch {
     return refuse('not-an-envelope');
   }

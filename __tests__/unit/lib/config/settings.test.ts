@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { readSettings, settings, settingsSlot, thresholdsOf } from '../../../../lib/config/settings';
 import { VARIABLES } from '../../../../lib/config/variables';
 import { REFUSED } from '../../../support/refused-values';
@@ -192,6 +193,78 @@ describe('readSettings', () => {
     expect(readSettings({ REPORT_HANDOFF_SECRET: `${short}!` }, NO_BUILD_DSN).reportHandoffSecret).toBe(
       `${short}!`,
     );
+  });
+
+  describe('the hand-off secret', () => {
+    const refusal = (value: string) => {
+      try {
+        readSettings({ REPORT_HANDOFF_SECRET: value }, NO_BUILD_DSN);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return null;
+    };
+
+    it.each([
+      ['empty', ''],
+      ['only spaces', '   '],
+    ])('set but %s stops the start in one line, rather than turn the hand-off off unsaid', (_, value) => {
+      expect(refusal(value)).toBe(
+        'Invalid configuration: REPORT_HANDOFF_SECRET is set but empty: set a secret (`openssl rand -hex 32`) or unset it.',
+      );
+    });
+
+    it.each([
+      ['one character', 'a'.repeat(32)],
+      ['two characters in turn', 'ab'.repeat(16)],
+      ['four characters in turn', 'abcd'.repeat(8)],
+      // 9, 8, 4, 4, 4 and 3 of six characters: 78.7 bits.
+      ['a mix just short of 80 bits', `${'a'.repeat(9)}${'b'.repeat(8)}ccccddddeeeefff`],
+    ])('of 32 characters but %s stops the start, without repeating it', (_, value) => {
+      expect(value).toHaveLength(32);
+      const message = refusal(value);
+      expect(message).toContain(
+        'REPORT_HANDOFF_SECRET repeats too few characters to be a secret (under 80 bits by their frequencies)',
+      );
+      expect(message).not.toContain(value.slice(0, 8));
+    });
+
+    it('takes a secret of exactly 80 bits by its frequencies: two characters 8 times, four 4 times', () => {
+      const value = `${'a'.repeat(8)}${'b'.repeat(8)}ccccddddeeeeffff`;
+      expect(value).toHaveLength(32);
+      expect(refusal(value)).toBeNull();
+    });
+
+    it('takes every one of 10,000 random 32-character hex strings (a seeded draw, so never a flake)', () => {
+      let seed = 61;
+      // mulberry32: a small generator whose draws are the same on every run.
+      const next = () => {
+        seed = (seed + 0x6d2b79f5) | 0;
+        let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+        t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+        return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+      };
+      const hex = () => Array.from({ length: 32 }, () => Math.floor(next() * 16).toString(16)).join('');
+      const refused = Array.from({ length: 10_000 }, hex).filter((value) => refusal(value) !== null);
+      expect(refused).toEqual([]);
+    });
+
+    it('unset leaves the hand-off off, and the start goes on', () => {
+      expect(readSettings({}, NO_BUILD_DSN).reportHandoffSecret).toBeNull();
+    });
+
+    it('takes what `openssl rand -hex 32` writes', () => {
+      const secret = randomBytes(32).toString('hex');
+      expect(readSettings({ REPORT_HANDOFF_SECRET: secret }, NO_BUILD_DSN).reportHandoffSecret).toBe(secret);
+    });
+  });
+
+  it('reads any other variable set to nothing as unset', () => {
+    expect(readSettings({ PORT: '', FLEET_PEERS: '  ', REPORT_QUEUE_DIR: '' }, NO_BUILD_DSN)).toMatchObject({
+      port: 3000,
+      fleetPeers: null,
+      reportQueueDir: null,
+    });
   });
 
   it('refuses a warn threshold at or above its fail threshold', () => {

@@ -22,6 +22,18 @@ describe('the rendered files', () => {
   });
 });
 
+describe('.env.example', () => {
+  it('copied as .env, starts and builds: no line sets a variable to what its row refuses', () => {
+    const env: Record<string, string> = {};
+    for (const [, name, value] of renderEnvExample().matchAll(/^([A-Z_][A-Z0-9_]*)=(.*)$/gm))
+      env[name!] = value!;
+    expect(Object.keys(env).length).toBeGreaterThan(10);
+    const problems: string[] = [];
+    for (const key of Object.keys(VARIABLES) as (keyof typeof VARIABLES)[]) readVariable(key, env, problems);
+    expect(problems).toEqual([]);
+  });
+});
+
 /** Variables the code may read that are not the app's settings: Node's, Next's, the platform's. */
 const NOT_SETTINGS = new Set([
   'NODE_ENV',

@@ -1,6 +1,7 @@
 // Waiting reports outlive their pod (lib/reporting/queue/hand-off.ts): the queue hands what waits
 // to a peer and takes what a peer hands it; the stage lets only a peer of the deployment do so;
 // the giver moves on from a peer that refuses and keeps what no peer took.
+import { randomBytes } from 'node:crypto';
 import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -20,11 +21,13 @@ import {
   HANDOFF_MAX_ENVELOPE_BYTES,
   handOffReports,
   handOffStage,
+  handOffWarning,
   INGEST_HEADERS_HEADER,
   QUEUED_AT_HEADER,
   SOURCE_HEADER,
 } from '../../../../../lib/reporting/queue/hand-off';
 import { REPORTS_HANDOFF_PATH } from '../../../../../lib/fleet/paths';
+import { readSettings } from '../../../../../lib/config/settings';
 import { rawRequest } from '../../../../support/http';
 import { recorderSlot } from '../../../../../lib/metrics/record';
 import { recorderWith } from '../../../../support/recorder';
@@ -321,7 +324,7 @@ describe('the queue takes what a peer hands it', () => {
 
 /** The stage on a server of its own, taking into `queue`. */
 async function stageServer(queue: ReportQueue, accepting = () => true) {
-  const stage = handOffStage({ queue, secret: SECRET, accepting });
+  const stage = handOffStage({ queue, secret: SECRET, dsn: DSN, accepting });
   const server = http.createServer((req, res) => {
     if (!stage(req, res, (req.url ?? '/').split('?')[0]!)) res.writeHead(404).end('next');
   });
@@ -494,6 +497,77 @@ describe('the stage: only a peer of the deployment hands reports over', () => {
     expect(queue.stats().envelopes.server).toBe(0);
   });
 
+  describe('checks the body as the tunnel checks an envelope, before the queue takes it', () => {
+    /** A stage whose queue notes every envelope it is asked to take. */
+    async function watchedStage() {
+      const { queue } = open();
+      await queue.start();
+      const adopted: HandedEnvelope[] = [];
+      const watched: ReportQueue = {
+        ...queue,
+        adopt: (one) => {
+          adopted.push(one);
+          return queue.adopt(one);
+        },
+      };
+      return { base: await stageServer(watched), adopted, queue };
+    }
+    const handOver = (base: string, body: string, source = 'server') =>
+      rawRequest(base, REPORTS_HANDOFF_PATH, {
+        method: 'POST',
+        headers: { ...handOffHeaders(), [SOURCE_HEADER]: source },
+        body,
+      });
+
+    it.each([
+      ['an empty body', ''],
+      ['a body that is not an envelope', 'not an envelope at all'],
+      ['a header line that is not JSON', `{"event_id":\n{"type":"event"}\n{"message":"report 1"}\n`],
+      ['a header and no item', `{"dsn":"${DSN}"}\n`],
+    ])('refuses %s (400, problem details), and the queue takes nothing', async (_, body) => {
+      for (const source of ['server', 'browser']) {
+        const { base, adopted, queue } = await watchedStage();
+        const answer = await handOver(base, body, source);
+        expect([source, answer.status]).toEqual([source, 400]);
+        expect(answer.headers['content-type']).toBe('application/problem+json');
+        expect(JSON.parse(answer.body).detail).toMatch(/envelope/);
+        expect(adopted).toEqual([]);
+        expect(queue.stats().envelopes[source as 'server' | 'browser']).toBe(0);
+      }
+    });
+
+    it('refuses an envelope for another DSN (403: the giver tries a peer that shares its own)', async () => {
+      const { base, adopted } = await watchedStage();
+      const foreign = envelope(1).replace(DSN, 'http://other@127.0.0.1:9/2');
+      for (const source of ['server', 'browser'])
+        expect((await handOver(base, foreign, source)).status).toBe(403);
+      expect(adopted).toEqual([]);
+    });
+
+    it('refuses from a browser what the tunnel would not forward: two items in one envelope', async () => {
+      const { base, adopted } = await watchedStage();
+      const two = `${envelope(1)}{"type":"event"}\n{"message":"report 2"}\n`;
+      expect((await handOver(base, two, 'browser')).status).toBe(400);
+      expect(adopted).toEqual([]);
+      // The server's own SDK writes several items to an envelope: taken from the server's queue.
+      expect((await handOver(base, two, 'server')).status).toBe(200);
+    });
+
+    it('still takes a real envelope from either source, a browser’s as the tunnel wrote it anew', async () => {
+      const { base, adopted } = await watchedStage();
+      expect((await handOver(base, envelope(1), 'server')).status).toBe(200);
+      expect((await handOver(base, envelope(2), 'browser')).status).toBe(200);
+      expect(adopted.map(({ source, body }) => [source, Buffer.from(body).toString()])).toEqual([
+        ['server', envelope(1)],
+        // Only the header fields the tunnel forwards, and no newline after the payload.
+        [
+          'browser',
+          `{"event_id":"${eventIdOf(2)}","dsn":"${DSN}"}\n{"type":"event"}\n{"message":"report 2"}`,
+        ],
+      ]);
+    });
+  });
+
   it(`refuses an envelope over ${HANDOFF_MAX_ENVELOPE_BYTES} bytes (413), declared or sent`, async () => {
     const { queue } = open();
     await queue.start();
@@ -507,7 +581,10 @@ describe('the stage: only a peer of the deployment hands reports over', () => {
     expect(declared.status).toBe(413);
     expect(declared.headers.connection).toBe('close');
     expect(JSON.parse(declared.body).detail).toContain(String(HANDOFF_MAX_ENVELOPE_BYTES));
-    const exact = `${envelope(1)}${' '.repeat(HANDOFF_MAX_ENVELOPE_BYTES - Buffer.byteLength(envelope(1)))}`;
+    // Padded inside its payload: an envelope of exactly the bound.
+    const padded = (pad: string) => envelope(1).replace('"report 1"', `"report 1","pad":"${pad}"`);
+    const exact = padded(' '.repeat(HANDOFF_MAX_ENVELOPE_BYTES - Buffer.byteLength(padded(''))));
+    expect(Buffer.byteLength(exact)).toBe(HANDOFF_MAX_ENVELOPE_BYTES);
     const atBound = await rawRequest(base, REPORTS_HANDOFF_PATH, {
       method: 'POST',
       headers: handOffHeaders(),
@@ -523,6 +600,7 @@ describe('the stage: only a peer of the deployment hands reports over', () => {
     const stage = handOffStage({
       queue,
       secret: SECRET,
+      dsn: DSN,
       accepting: () => true,
       budget: createUploadBudget(size),
     });
@@ -552,20 +630,18 @@ describe('the stage: only a peer of the deployment hands reports over', () => {
       ),
     );
     try {
-      const ask = (bytes: number) =>
-        rawRequest(base, REPORTS_HANDOFF_PATH, {
-          method: 'POST',
-          headers: handOffHeaders(),
-          body: 'y'.repeat(bytes),
-        });
+      const ask = (body: string) =>
+        rawRequest(base, REPORTS_HANDOFF_PATH, { method: 'POST', headers: handOffHeaders(), body });
       // Until the stage has read all sixteen, 17 bytes still fit; then never again while they wait.
       const until = Date.now() + 5000;
-      let answer = await ask(17);
-      while (answer.status !== 503 && Date.now() < until) answer = await ask(17);
+      let answer = await ask('y'.repeat(17));
+      while (answer.status !== 503 && Date.now() < until) answer = await ask('y'.repeat(17));
       expect(answer.status).toBe(503);
       expect(JSON.parse(answer.body).detail).toMatch(/Too many hand-offs at once/);
-      // 16 bytes fit exactly: read and taken (a peer with the secret is trusted with what it hands over).
-      expect((await ask(16)).status).toBe(200);
+      // 16 bytes fit exactly: read and taken, the smallest envelope (a header, one item, no payload).
+      const smallest = '{}\n{"type":"a"}\n';
+      expect(smallest).toHaveLength(16);
+      expect((await ask(smallest)).status).toBe(200);
     } finally {
       for (const req of held) req.destroy();
     }
@@ -628,7 +704,7 @@ describe('handing over at a stop', () => {
     const { queue } = open();
     await queue.start();
     let asked = 0;
-    const stage = handOffStage({ queue, secret: SECRET, accepting: () => true });
+    const stage = handOffStage({ queue, secret: SECRET, dsn: DSN, accepting: () => true });
     const server = http.createServer((req, res) => {
       asked += 1;
       if (status) return void req.resume().on('end', () => res.writeHead(status).end());
@@ -847,5 +923,34 @@ describe('handing over at a stop', () => {
     });
     expect(result).toEqual({ given: 0, left: 1 });
     expect(taking.queue.stats().envelopes.server).toBe(0);
+  });
+});
+
+describe('the start’s warning that the hand-off is off', () => {
+  /** The settings a server reads from `env`, beside a DSN, a queue folder and peers. */
+  const read = (env: Record<string, string | undefined> = {}) =>
+    readSettings(
+      {
+        SENTRY_DSN: DSN,
+        REPORT_QUEUE_DIR: '/var/lib/app-shell/reports',
+        FLEET_PEERS: 'dns:app-shell-peers:3000',
+        ...env,
+      },
+      { dsnAtBuild: null },
+    );
+
+  it('says, with peers and a queue folder but no secret, that waiting reports will go with the pod', () => {
+    const warning = handOffWarning(read());
+    expect(warning?.event).toBe('reporting.handoff_off');
+    expect(warning?.fields.message).toMatch(/REPORT_HANDOFF_SECRET is not.*go with its pod/);
+  });
+
+  it.each([
+    ['with the secret', { REPORT_HANDOFF_SECRET: randomBytes(32).toString('hex') }],
+    ['without peers (nobody to hand them to)', { FLEET_PEERS: undefined }],
+    ['without a queue folder (they wait in memory, lost at any stop)', { REPORT_QUEUE_DIR: undefined }],
+    ['without a DSN (nothing queues)', { SENTRY_DSN: undefined }],
+  ])('says nothing %s', (_, changed) => {
+    expect(handOffWarning(read(changed))).toBeNull();
   });
 });

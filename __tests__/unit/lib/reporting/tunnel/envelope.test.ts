@@ -1,4 +1,9 @@
-import { checkEnvelope, REFUSAL_ANSWERS } from '../../../../../lib/reporting/tunnel/envelope';
+import { createEnvelope, type Envelope, serializeEnvelope } from '@sentry/core';
+import {
+  checkEnvelope,
+  checkServerEnvelope,
+  REFUSAL_ANSWERS,
+} from '../../../../../lib/reporting/tunnel/envelope';
 import { SECRET_CASES } from '../../../../support/secrets';
 
 const DSN = 'https://publickey@o1.ingest.example/7';
@@ -36,6 +41,19 @@ describe('checkEnvelope', () => {
   it('passes the one error event the SDK sends, as an envelope written anew', () => {
     const lines = forwardedLines(`${HEADER}\n{"type":"event"}\n${EVENT}\n`);
     expect(lines).toEqual([JSON.parse(HEADER), { type: 'event' }, JSON.parse(EVENT)]);
+  });
+
+  it('passes what it wrote as it is: the peer a stopping instance hands it to checks it again', () => {
+    for (const [type, payload] of [
+      ['event', EVENT],
+      ['transaction', TRANSACTION],
+      ['session', SESSION],
+    ] as const) {
+      const first = check(`${HEADER}\n{"type":"${type}"}\n${payload}\n`);
+      if (!first.ok) throw new Error(`refused: ${first.refusal}`);
+      const again = check(text(first.envelope));
+      expect(again.ok && text(again.envelope)).toBe(text(first.envelope));
+    }
   });
 
   it.each([
@@ -252,5 +270,59 @@ describe('checkEnvelope', () => {
     expect(() => check(nested)).not.toThrow();
     expect(check(nested)).toEqual({ ok: false, refusal: 'not-one-item' });
     expect(() => checkEnvelope(new Uint8Array([0xff, 0xfe, 0x0a, 0x00]), DSN)).not.toThrow();
+  });
+});
+
+describe('checkServerEnvelope (what a stopping peer hands over of its server’s own)', () => {
+  const checkServer = (body: string | Uint8Array) =>
+    checkServerEnvelope(typeof body === 'string' ? bytes(body) : body, DSN);
+  /** As the server's SDK writes one: no DSN in its header (it has no tunnel), items it alone sends. */
+  const serverEnvelope = () =>
+    serializeEnvelope(
+      createEnvelope<Envelope>({ event_id: 'e'.repeat(32), sent_at: '2026-11-23T00:00:00.000Z' }, [
+        [{ type: 'event' }, { event_id: 'e'.repeat(32), message: 'server error' }],
+        [{ type: 'attachment', length: 4, filename: 'a.bin' }, new Uint8Array([0, 10, 10, 255])],
+        [{ type: 'client_report' }, { timestamp: 1764000000, discarded_events: [] }],
+      ] as unknown as Envelope[1]),
+    );
+
+  it('passes an envelope of the server’s SDK as it came: several items, a binary one among them', () => {
+    const body = serverEnvelope();
+    const checked = checkServer(body);
+    expect(checked).toEqual({ ok: true, envelope: typeof body === 'string' ? bytes(body) : body });
+  });
+
+  it('passes one with a trailing newline, and one naming this app’s DSN', () => {
+    expect(checkServer(`{}\n{"type":"event"}\n{}\n`).ok).toBe(true);
+    expect(checkServer(`{"dsn":"${DSN}"}\n{"type":"event"}\n{}`).ok).toBe(true);
+  });
+
+  it('refuses a negative length that points back at its own item header, rather than read it forever', () => {
+    const itemHeader = '{"type":"event","length":-31}';
+    // Back past its header and the newline before it: the next item would start where this one did.
+    expect(itemHeader).toHaveLength(29);
+    expect(checkServer(`{}\n${itemHeader}\n{}`)).toEqual({ ok: false, refusal: 'not-one-item' });
+  });
+
+  it.each([
+    ['an empty body', '', 'not-an-envelope'],
+    ['text that is no envelope', 'not an envelope at all', 'not-an-envelope'],
+    ['a header line that is not JSON', '{"event_id":\n{"type":"event"}\n{}\n', 'not-an-envelope'],
+    ['a header that is a list', '[]\n{"type":"event"}\n{}\n', 'not-an-envelope'],
+    ['a header and no item', '{}\n', 'not-one-item'],
+    ['an item header that is not JSON', '{}\nevent\n{}\n', 'not-one-item'],
+    ['an item without a type', '{}\n{"length":2}\n{}\n', 'not-one-item'],
+    ['a payload shorter than its length', '{}\n{"type":"event","length":9}\n{}\n', 'not-one-item'],
+    ['a negative length', '{}\n{"type":"event","length":-1}\n{}\n', 'not-one-item'],
+    [
+      'a stray byte after a payload of declared length',
+      '{}\n{"type":"event","length":2}\n{}x',
+      'not-one-item',
+    ],
+    ['two newlines at the end', '{}\n{"type":"event"}\n{}\n\n', 'not-one-item'],
+    ['another project’s DSN', `{"dsn":"${FOREIGN}"}\n{"type":"event"}\n{}\n`, 'foreign-dsn'],
+    ['an event id Sentry cannot parse', '{"event_id":"x"}\n{"type":"event"}\n{}\n', 'against-ingest-rules'],
+  ])('refuses %s', (_, body, refusal) => {
+    expect(checkServer(body)).toEqual({ ok: false, refusal });
   });
 });
