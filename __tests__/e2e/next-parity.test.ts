@@ -25,6 +25,7 @@ const BASES = [
   '/docs/x',
   '/api/echo',
   '/api/items/7',
+  '/api/upload',
   '/api/missing',
   '/api',
   '/missing-page',
@@ -211,7 +212,9 @@ describe.each(CONFIGS)('the shell and bare next start on one build: $name', (pro
 
   afterAll(async () => {
     await Promise.all([shell?.stop(), bare?.stop()]);
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    // One built before the tests is the suite's, shared (e2e/request-bodies.test.ts serves the
+    // default one too): the teardown removes it.
+    if (dir && !prebuiltProduct(product.name)) rmSync(dir, { recursive: true, force: true });
   });
 
   test('every request of the corpus ends where it ends under next start', async () => {

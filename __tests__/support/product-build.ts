@@ -70,6 +70,17 @@ const PAGES: Record<string, string> = {
     '}',
     '',
   ].join('\n'),
+  // A route that streams its own body (Next's body parser off), as an upload route does.
+  'api/upload.ts': [
+    'import type { NextApiRequest, NextApiResponse } from "next";',
+    'export const config = { api: { bodyParser: false } };',
+    'export default async function upload(req: NextApiRequest, res: NextApiResponse) {',
+    '  let bytes = 0;',
+    '  for await (const chunk of req) bytes += (chunk as Buffer).length;',
+    '  res.status(200).json({ bytes });',
+    '}',
+    '',
+  ].join('\n'),
   'api/items/[id].ts': [
     'import type { NextApiRequest, NextApiResponse } from "next";',
     'export default function item(req: NextApiRequest, res: NextApiResponse) {',
