@@ -526,7 +526,8 @@ export const VARIABLES = {
     readAt: 'start',
     group: 'server',
     // Room for a large upload on a slow line; Node's default is 300 s.
-    meaning: 'How long a client may take to send a whole request.',
+    meaning:
+      'How long a client may take to send a whole request, its body included (408 past it, on every route and while draining).',
     check: wholeNumber(1000, 600_000),
     fallback: 30_000,
   }),
@@ -534,7 +535,8 @@ export const VARIABLES = {
     name: 'MAX_CONNECTIONS',
     readAt: 'start',
     group: 'server',
-    meaning: 'Open connections at most; at the limit the one idle the longest is closed to admit a new one.',
+    meaning:
+      'Open connections at most; at the limit the one idle the longest is closed to admit a new one, or with none idle the one whose request body has been arriving the longest (408).',
     check: wholeNumber(1, 1_000_000),
     fallback: 2048,
   }),
