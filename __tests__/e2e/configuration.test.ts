@@ -113,6 +113,15 @@ describe('configuration at start', () => {
       '2',
       'HEALTH_HEAP_USED_RATIO_WARN must be a number from 0.01 to 1',
     ],
+    // Set to nothing, the hand-off would be off with nothing said until a stop loses the reports.
+    ['environment', 'REPORT_HANDOFF_SECRET', '', 'REPORT_HANDOFF_SECRET is set but empty'],
+    ['.env', 'REPORT_HANDOFF_SECRET', '   ', 'REPORT_HANDOFF_SECRET is set but empty'],
+    [
+      'environment',
+      'REPORT_HANDOFF_SECRET',
+      'a'.repeat(32),
+      'REPORT_HANDOFF_SECRET repeats too few characters',
+    ],
     // Sentry's parser prints its own `Invalid Sentry Dsn: …` line for this one; it must not appear.
     [
       'environment',

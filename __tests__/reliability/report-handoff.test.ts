@@ -170,6 +170,35 @@ describe('reports waiting when their pod goes', () => {
     expect(asked.status).toBe(404);
   }, 60_000);
 
+  it("refuses a peer's body that is not an envelope with 400, and queues nothing", async () => {
+    ingest = await startIngest(build.ingestPort);
+    ingest.setMode('failing');
+    const server = await serve(await freePort(), newFolder(), [`http://127.0.0.1:${await freePort()}`]);
+    const headers = {
+      authorization: `Bearer ${SECRET}`,
+      'content-type': 'application/x-sentry-envelope',
+      'x-app-shell-report-source': 'server',
+      'x-app-shell-report-queued-at': String(Date.now()),
+    };
+    for (const body of ['', 'not an envelope at all', '{"event_id":\n{"type":"event"}\n{}\n']) {
+      const answer = await rawRequest(server.url, REPORTS_HANDOFF_PATH, { method: 'POST', headers, body });
+      expect([JSON.stringify(body), answer.status]).toEqual([JSON.stringify(body), 400]);
+    }
+    expect(await metric(server, 'app_report_queue_envelopes', 'source="server"')).toBe(0);
+  }, 60_000);
+
+  it('says at start, once, that waiting reports will go with the pod when peers and a folder have no secret', async () => {
+    const server = await serve(await freePort(), newFolder(), [`http://127.0.0.1:${await freePort()}`], {
+      REPORT_HANDOFF_SECRET: undefined as unknown as string,
+    });
+    const warnings = server
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('"event":"reporting.handoff_off"'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain('REPORT_HANDOFF_SECRET');
+  }, 60_000);
+
   it('loses nothing a peer did not acknowledge when the peer dies halfway through', async () => {
     ingest = await startIngest(build.ingestPort);
     ingest.setMode('failing');
