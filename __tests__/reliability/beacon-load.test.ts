@@ -6,6 +6,7 @@
 import { connect } from 'node:net';
 import autocannon from 'autocannon';
 import { BEACONS_PER_WINDOW } from '../../lib/http/beacon';
+import { SCRAPE_REUSE_MS } from '../../lib/management/worker';
 import { rawRequest } from '../support/http';
 import { PRODUCTION_DIST } from '../support/paths';
 import { cpuMs } from '../support/process-cpu';
@@ -43,8 +44,12 @@ afterAll(async () => {
   await server?.stop();
 });
 
-/** The value of one series on /metrics (0 when absent). */
+/**
+ * The value of one series on /metrics (0 when absent), as scraped now: the management listener
+ * reuses a scrape for SCRAPE_REUSE_MS, so a read right after another could be the one before.
+ */
 async function metric(series: string): Promise<number> {
+  await new Promise((resolve) => setTimeout(resolve, SCRAPE_REUSE_MS + 50));
   const text = await (await fetch(`http://127.0.0.1:${server.managementPort}/metrics`)).text();
   const line = text.split('\n').find((candidate) => candidate.startsWith(`${series} `));
   return line ? Number(line.split(' ')[1]) : 0;
