@@ -229,6 +229,11 @@ describe('readSettings', () => {
       expect(message).not.toContain(value.slice(0, 8));
     });
 
+    it('counts characters, not UTF-16 units: one emoji repeated is one character, 0 bits', () => {
+      const message = refusal('😀'.repeat(80));
+      expect(message).toContain('REPORT_HANDOFF_SECRET repeats too few characters to be a secret');
+    });
+
     it('takes a secret of exactly 80 bits by its frequencies: two characters 8 times, four 4 times', () => {
       const value = `${'a'.repeat(8)}${'b'.repeat(8)}ccccddddeeeeffff`;
       expect(value).toHaveLength(32);

@@ -299,4 +299,17 @@ describe('what was ignored, said', () => {
       budgetSpent: [],
     });
   });
+
+  it("names a spent budget in its own window's line only, not in the next one's", async () => {
+    for (let i = 0; i <= PER_WINDOW; i += 1) await post();
+    await until(() => summaryLines().length === 1, 3000);
+    expect(JSON.parse(summaryLines()[0]!)).toMatchObject({ budgetSpent: ['lost_file'] });
+    clock += WINDOW_MS;
+    await post({});
+    await until(() => summaryLines().length === 2, 3000);
+    expect(JSON.parse(summaryLines()[1]!)).toMatchObject({
+      ignored: { 'lost_file.no_origin': 1 },
+      budgetSpent: [],
+    });
+  });
 });

@@ -6,6 +6,8 @@ import { CONNECTION_LOG_INTERVAL_MS, limitConnections } from '../../../../lib/se
 
 class FakeSocket extends EventEmitter {
   destroyed = false;
+  /** As Node's parser holds the request being read: incomplete while its body arrives. */
+  parser: { incoming: { complete: boolean } | null } = { incoming: null };
   destroy() {
     if (this.destroyed) return;
     this.destroyed = true;
@@ -28,7 +30,17 @@ function setUp(max: number) {
     limit.requestStarted({ socket } as unknown as IncomingMessage, res as unknown as ServerResponse);
     return { finish: () => res.emit('finish') };
   };
-  return { limit, clock, connect, request };
+  /** A request on `socket` whose body is still arriving. */
+  const arriving = (socket: FakeSocket) => {
+    socket.parser.incoming = { complete: false };
+    request(socket);
+  };
+  /** Sockets the server was asked to answer 408 (its clientError handler, ./guards.ts), in order. */
+  const timedOut: FakeSocket[] = [];
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: FakeSocket) => {
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') timedOut.push(socket);
+  });
+  return { limit, clock, connect, request, arriving, timedOut };
 }
 
 let lines: { event: string; count: number; maxConnections: number }[];
@@ -68,6 +80,34 @@ describe('what the connection limit logs', () => {
     const newcomer = connect();
     expect(newcomer.destroyed).toBe(true);
     expect(said()).toEqual([{ event: 'server.connections_refused', count: 1, maxConnections: 1 }]);
+  });
+});
+
+describe('arriving bodies at the limit', () => {
+  it('times out a different one for each newcomer, and keeps the count at the limit', () => {
+    const { limit, connect, arriving, timedOut } = setUp(2);
+    const [first, second] = [connect(), connect()];
+    arriving(first!);
+    arriving(second!);
+    // Two newcomers in one tick, before the first one timed out has closed.
+    const one = connect();
+    expect(limit.open()).toBe(2);
+    arriving(one);
+    connect();
+    expect(timedOut).toEqual([first, second]);
+    expect(limit.open()).toBe(2);
+  });
+
+  it(`logs them once per ${CONNECTION_LOG_INTERVAL_MS / 1000} s with the count since, and not again for what did not happen`, () => {
+    const { clock, connect, arriving, request } = setUp(1);
+    arriving(connect());
+    const newcomer = connect();
+    expect(said()).toEqual([{ event: 'server.arriving_requests_timed_out', count: 1, maxConnections: 1 }]);
+    clock.ms = CONNECTION_LOG_INTERVAL_MS;
+    // Only a refusal now (the newcomer's whole request is being answered): the line says that alone.
+    request(newcomer);
+    connect();
+    expect(said().slice(1)).toEqual([{ event: 'server.connections_refused', count: 1, maxConnections: 1 }]);
   });
 });
 

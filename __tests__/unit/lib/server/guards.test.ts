@@ -235,6 +235,8 @@ describe('guardConnections on a real server', () => {
     const got = await text;
     expect(got).toMatch(/^HTTP\/1\.1 405 Method Not Allowed\r\n/);
     expect(got).toContain(`\r\nAllow: ${ALLOW}\r\n`);
+    expect(got).toContain(`\r\n${ANSWER_HEADER}: 1\r\n`);
+    expect(got).toContain('\r\nCache-Control: private, no-store\r\n');
     expect(got).toMatch(/\r\n\r\nCONNECT is not supported\.\n?$/);
   });
 
@@ -245,6 +247,7 @@ describe('guardConnections on a real server', () => {
     const got = await text;
     expect(got).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
     expect(got).toMatch(/\r\n\r\nBad request: this server does not accept protocol upgrades\.\n?$/);
+    expect(got).toContain(`\r\n${ANSWER_HEADER}: 1\r\n`);
   });
 });
 
@@ -475,5 +478,26 @@ describe('guardConnections and request bodies, on a real server', () => {
       ),
     );
     expect(answer).toMatch(/^HTTP\/1\.1 200 OK\r\n[^]*read 3$/);
+  });
+});
+
+describe('guardConnections on a server with no request timeout', () => {
+  it('waits for an answer in flight as long as it takes to finish (a wait of 0 is no wait at all)', async () => {
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/plain' });
+      res.write('slow, ');
+      setTimeout(() => res.end('done'), 100);
+    });
+    guardConnections(server, undefined, 0);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+    let text = '';
+    socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+    socket.on('error', () => {});
+    socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\nBREW / HTTP/1.1\r\nHost: x\r\n\r\n');
+    await once(socket, 'close');
+    expect(text).toMatch(/slow, \r\n4\r\ndone\r\n0\r\n\r\n$/);
+    server.close();
   });
 });
