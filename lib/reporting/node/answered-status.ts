@@ -33,6 +33,7 @@ export function rememberResponse(req: IncomingMessage, res: ServerResponse): voi
 const UNANSWERED = 500;
 
 /** Where a response holds the status the server wrote past it, straight to its socket. */
+// Stryker disable next-line StringLiteral: any one name does, so long as every copy uses the same (as RESPONSE's).
 const ON_SOCKET = Symbol.for('app-shell.statusWrittenToSocket');
 
 type WithSocketStatus = ServerResponse & { [ON_SOCKET]?: number };

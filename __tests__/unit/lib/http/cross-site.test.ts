@@ -30,6 +30,9 @@ describe('an Origin against the Host', () => {
     ['https://example.com', undefined],
     ['https://example.com', ''],
     ['https://example.com', 'example.com/@elsewhere.example'],
+    // Hosts no URL can have: never this site.
+    ['http://example.com', 'exa mple.com'],
+    ['http://example.com', 'example.com:99999'],
   ])('is another origin: %s from %p', (origin, host) => {
     expect(crossSiteReason({ origin, host })).toBe('Origin is another site');
     expect(sameOriginReason({ origin, host })).toBe('cross_site');

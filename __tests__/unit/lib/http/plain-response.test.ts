@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { PassThrough } from 'node:stream';
+import { Duplex, PassThrough } from 'node:stream';
 import { createServer, connect, type AddressInfo } from 'node:net';
 import { once } from 'node:events';
 import {
@@ -101,6 +101,16 @@ describe('writePlainToSocket', () => {
     client.destroy();
     server.close();
     await once(server, 'close');
+  });
+
+  it(`cuts a connection whose answer cannot leave within ${SOCKET_LINGER_MS} ms (a client that reads nothing)`, async () => {
+    // A socket whose writes never complete: the answer never finishes leaving.
+    const socket = new Duplex({ write() {}, read() {} });
+    writePlainToSocket(socket, 400, 'Bad request.');
+    await new Promise((resolve) => setTimeout(resolve, SOCKET_LINGER_MS / 2));
+    expect(socket.destroyed).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, SOCKET_LINGER_MS));
+    expect(socket.destroyed).toBe(true);
   });
 
   it('only destroys a socket that can no longer be written', () => {

@@ -539,15 +539,20 @@ describe('the stage: only a peer of the deployment hands reports over', () => {
     it('refuses an envelope for another DSN (403: the giver tries a peer that shares its own)', async () => {
       const { base, adopted } = await watchedStage();
       const foreign = envelope(1).replace(DSN, 'http://other@127.0.0.1:9/2');
-      for (const source of ['server', 'browser'])
-        expect((await handOver(base, foreign, source)).status).toBe(403);
+      for (const source of ['server', 'browser']) {
+        const answer = await handOver(base, foreign, source);
+        expect(answer.status).toBe(403);
+        expect(JSON.parse(answer.body).detail).toMatch(/another DSN .* a peer that shares it/);
+      }
       expect(adopted).toEqual([]);
     });
 
     it('refuses from a browser what the tunnel would not forward: two items in one envelope', async () => {
       const { base, adopted } = await watchedStage();
       const two = `${envelope(1)}{"type":"event"}\n{"message":"report 2"}\n`;
-      expect((await handOver(base, two, 'browser')).status).toBe(400);
+      const browser = await handOver(base, two, 'browser');
+      expect(browser.status).toBe(400);
+      expect(JSON.parse(browser.body).detail).toMatch(/a browser's holds one event/);
       expect(adopted).toEqual([]);
       // The server's own SDK writes several items to an envelope: taken from the server's queue.
       expect((await handOver(base, two, 'server')).status).toBe(200);

@@ -297,6 +297,10 @@ describe('checkServerEnvelope (what a stopping peer hands over of its server’s
     expect(checkServer(`{"dsn":"${DSN}"}\n{"type":"event"}\n{}`).ok).toBe(true);
   });
 
+  it('passes an item of declared length 0 (an empty attachment), the least a length may be', () => {
+    expect(checkServer(`{}\n{"type":"event"}\n{}\n{"type":"attachment","length":0}\n\n`).ok).toBe(true);
+  });
+
   it('refuses a negative length that points back at its own item header, rather than read it forever', () => {
     const itemHeader = '{"type":"event","length":-31}';
     // Back past its header and the newline before it: the next item would start where this one did.
