@@ -90,12 +90,12 @@ export function clientErrorAnswer(code: string): { status: number; message: stri
 }
 
 /**
- * Whether a response is still being written on this connection. Node keeps it on the socket as
- * `_httpMessage` until it finishes; its own clientError handler reads the same field.
+ * The response on this connection that Node has not let go of yet, if any: Node keeps it on the
+ * socket as `_httpMessage` until its 'finish' (its own clientError handler reads the same field).
+ * Ended and all written already counts: its 'finish' is still to come, and with it the close.
  */
 export function responseInFlight(socket: Duplex): ServerResponse | null {
-  const response = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
-  return response && !response.writableFinished ? response : null;
+  return (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage ?? null;
 }
 
 /**
