@@ -105,7 +105,7 @@ const HANDOFF_REFUSALS: Readonly<Record<Refusal, { status: number; detail: strin
   'foreign-dsn': {
     status: 403,
     detail:
-      'This envelope is for another DSN than this instance reports to: hand it to a peer that shares it.',
+      'This envelope is for another DSN than the one this instance reports to: hand it to a peer that shares it.',
   },
   'not-one-item': {
     status: 400,
@@ -115,7 +115,7 @@ const HANDOFF_REFUSALS: Readonly<Record<Refusal, { status: number; detail: strin
   'against-ingest-rules': {
     status: 400,
     detail:
-      "This envelope breaks a rule of Sentry's ingest (an id, a time or a field), so it would not be kept.",
+      "This envelope breaks a rule of Sentry's ingest (an id, a time or a field): it would not be kept.",
   },
 };
 

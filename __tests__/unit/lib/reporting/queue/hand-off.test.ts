@@ -547,6 +547,17 @@ describe('the stage: only a peer of the deployment hands reports over', () => {
       expect(adopted).toEqual([]);
     });
 
+    it('refuses what Sentry’s ingest would not keep (an event id it cannot parse), from either source, saying why', async () => {
+      const { base, adopted } = await watchedStage();
+      const badId = envelope(1).replace(/"event_id":"[0-9a-f]+"/, '"event_id":"x"');
+      for (const source of ['server', 'browser']) {
+        const answer = await handOver(base, badId, source);
+        expect([source, answer.status]).toEqual([source, 400]);
+        expect(JSON.parse(answer.body).detail).toMatch(/breaks a rule of Sentry's ingest/);
+      }
+      expect(adopted).toEqual([]);
+    });
+
     it('refuses from a browser what the tunnel would not forward: two items in one envelope', async () => {
       const { base, adopted } = await watchedStage();
       const two = `${envelope(1)}{"type":"event"}\n{"message":"report 2"}\n`;
