@@ -10,6 +10,7 @@
 // whole request the server is answering: those end by themselves.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { log } from '../log/logger';
 
 /** How often, at most, closed and refused connections are logged. */
@@ -31,9 +32,9 @@ export interface ConnectionLimit {
 }
 
 /** The request a connection is still reading the body of, if any (Node's parser holds it). */
-export function requestStillArriving(socket: Socket): IncomingMessage | null {
+export function requestStillArriving(socket: Duplex): IncomingMessage | null {
   type Parser = { incoming?: IncomingMessage | null };
-  const incoming = (socket as Socket & { parser?: Parser | null }).parser?.incoming;
+  const incoming = (socket as Duplex & { parser?: Parser | null }).parser?.incoming;
   return incoming && !incoming.complete ? incoming : null;
 }
 
@@ -74,9 +75,12 @@ export function limitConnections(
     if (!server.emit('clientError', requestTimedOut(), socket)) socket.destroy();
   };
 
+  /** Whether a connection is busy reading a request's body (not one answered and idle again). */
+  const isArriving = (socket: Socket) => !idle.has(socket) && requestStillArriving(socket) !== null;
+
   /** The connection open the longest whose request's body is still arriving, if any. */
   const longestArriving = (): Socket | undefined => {
-    for (const socket of live) if (!idle.has(socket) && requestStillArriving(socket)) return socket;
+    for (const socket of live) if (isArriving(socket)) return socket;
     return undefined;
   };
 
@@ -122,7 +126,7 @@ export function limitConnections(
   const timeOutReceiving = () => {
     let count = 0;
     for (const socket of [...live]) {
-      if (idle.has(socket) || !requestStillArriving(socket)) continue;
+      if (!isArriving(socket)) continue;
       timeOut(socket);
       count += 1;
     }

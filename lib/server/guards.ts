@@ -10,6 +10,7 @@ import { parseRequestTarget } from '../http/request-target';
 import { transferCodingIsReadable } from '../http/transfer-coding';
 import { noteStatusOnSocket } from '../reporting/node/answered-status';
 import { ANSWER_HEADER } from '../service-worker/paths';
+import { requestStillArriving } from './connection-limit';
 
 export const ALLOW = 'GET, HEAD, OPTIONS, POST, PUT, PATCH, DELETE';
 
@@ -104,9 +105,8 @@ export function responseInFlight(socket: Duplex): ServerResponse | null {
  * the body's, and a 408 after that finished answer would be a reply to nothing.
  */
 export function answeredBeforeItsBody(socket: Duplex): boolean {
-  type Parser = { incoming?: (IncomingMessage & { _dumped?: boolean }) | null };
-  const incoming = (socket as Duplex & { parser?: Parser | null }).parser?.incoming;
-  return Boolean(incoming && !incoming.complete && incoming._dumped);
+  const incoming = requestStillArriving(socket) as (IncomingMessage & { _dumped?: boolean }) | null;
+  return Boolean(incoming?._dumped);
 }
 
 /**

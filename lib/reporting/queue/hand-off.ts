@@ -8,8 +8,9 @@
 // pods share (REPORT_HANDOFF_SECRET, from a Kubernetes Secret). Everything else is refused before its
 // body is read: 401 without the secret, 403 with another. A body is read within the bounds of every
 // other upload (lib/http/upload.ts), and taken only if it is an envelope the tunnel's checks pass
-// (../tunnel/envelope.ts): a leaked secret, or a peer's bug, buys no room in the queue for junk. Written by hand: neither Sentry's SDK nor Relay hands a queue
-// to a peer (Relay spools to its own disk and loses what a deleted pod held).
+// (../tunnel/envelope.ts): a leaked secret, or a peer's bug, buys no room in the queue for junk.
+// Written by hand: neither Sentry's SDK nor Relay hands a queue to a peer (Relay spools to its own
+// disk and loses what a deleted pod held).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { REPORTS_HANDOFF_PATH } from '../../fleet/paths';
@@ -18,7 +19,7 @@ import { createUploadBudget, readUpload, type UploadBudget, type UploadLimits } 
 import type { Settings } from '../../config/settings';
 import { log } from '../../log/logger';
 import { recordQueue } from '../../metrics/record';
-import { checkEnvelope, checkServerEnvelope, type Refusal } from '../tunnel/envelope';
+import { checkEnvelope, checkServerEnvelope, REFUSAL_ANSWERS, type Refusal } from '../tunnel/envelope';
 import type { HandedEnvelope, ReportQueue } from './queue';
 
 /** The headers that carry an envelope's facts from one instance to the other. */
@@ -96,27 +97,17 @@ export function handOffWarning(
 }
 
 /**
- * What a refused body is told. 400 (a malformed envelope, unwanted by any peer: the giver keeps it
- * and offers the next) but for another DSN, 403: then this peer is the odd one, and the giver moves
- * on to another.
+ * What a refused body is told, in the giver's terms; the status is the tunnel's for the same refusal
+ * (../tunnel/envelope.ts): 400 for a malformed envelope, unwanted by any peer (the giver keeps it
+ * and offers the next), 403 for another DSN (this peer is the odd one: the giver moves on).
  */
-const HANDOFF_REFUSALS: Readonly<Record<Refusal, { status: number; detail: string }>> = {
-  'not-an-envelope': { status: 400, detail: 'A hand-off is one Sentry envelope: this body is none.' },
-  'foreign-dsn': {
-    status: 403,
-    detail:
-      'This envelope is for another DSN than the one this instance reports to: hand it to a peer that shares it.',
-  },
-  'not-one-item': {
-    status: 400,
-    detail:
-      "This envelope's items are not what this instance would send: a browser's holds one event, transaction, session or span, as the tunnel forwards.",
-  },
-  'against-ingest-rules': {
-    status: 400,
-    detail:
-      "This envelope breaks a rule of Sentry's ingest (an id, a time or a field): it would not be kept.",
-  },
+const HANDOFF_DETAILS: Readonly<Record<Refusal, string>> = {
+  'not-an-envelope': 'A hand-off is one Sentry envelope: this body is none.',
+  'foreign-dsn':
+    'This envelope is for another DSN than the one this instance reports to: hand it to a peer that shares it.',
+  'not-one-item':
+    "This envelope's items are not what this instance would send: a browser's holds one event, transaction, session or span, as the tunnel forwards.",
+  'against-ingest-rules': REFUSAL_ANSWERS['against-ingest-rules'].message,
 };
 
 export interface HandOffStageOptions {
@@ -217,8 +208,7 @@ export function handOffStage({
       const checked =
         source === 'browser' ? checkEnvelope(upload.body, dsn) : checkServerEnvelope(upload.body, dsn);
       if (!checked.ok) {
-        const { status, detail } = HANDOFF_REFUSALS[checked.refusal];
-        sendProblem(res, status, detail);
+        sendProblem(res, REFUSAL_ANSWERS[checked.refusal].status, HANDOFF_DETAILS[checked.refusal]);
         return;
       }
       const body = typeof checked.envelope === 'string' ? Buffer.from(checked.envelope) : checked.envelope;
