@@ -9,12 +9,16 @@ const path = require('node:path');
 const { ROOT, WORK, buildApp, buildBareApp } = require('./lib/builds.js');
 const { startServerProcess } = require('../scripts/lib/server-process.js');
 const { audit } = require('./lib/lighthouse.js');
+const { measureDevLoop } = require('./lib/dev-loop.js');
+const { devLoopRows, rowLine } = require('./lib/dev-loop-figures.js');
+const { partsAsked } = require('./lib/parts.js');
 const { load } = require('./lib/load.js');
 const { median } = require('./lib/median.js');
 const {
   firstLoadAllowance,
   firstLoadJs,
   firstLoadJsFromHtml,
+  firstLoadParts,
   notFoundTransfer,
   sdkChunk,
 } = require('./lib/page-weight.js');
@@ -119,11 +123,26 @@ async function measureWeight(app, appDsn, bare) {
   progress('page weight');
   const bare404 = firstLoadJs(bare, '/404').bytes;
   const bareError = firstLoadJs(bare, '/_error').bytes;
-  // The budget npm test enforces is kept beside the code with bare Next's figures; say when they drift.
+  // The budget npm test enforces is kept beside the code with bare Next's figures, in the parts the
+  // budget compares (bench/lib/page-weight.js); say when they drift.
   const budget = JSON.parse(fs.readFileSync(path.join(ROOT, 'bench/page-weight-budget.json'), 'utf8'));
-  if (budget.bareNext['/404'] !== bare404 || budget.bareNext['/_error'] !== bareError) {
+  /** @param {string} dist @param {string} page */
+  const parts = (dist, page) => {
+    const { own, runtime, pageSet } = firstLoadParts(dist, page);
+    return { own: own.bytes, runtime: runtime.bytes, pageSet: pageSet.bytes };
+  };
+  const measuredBare = { '/404': parts(bare, '/404'), '/_error': parts(bare, '/_error') };
+  if (JSON.stringify(budget.bareNext) !== JSON.stringify(measuredBare)) {
     progress(
-      `bare Next now weighs /404 ${bare404} B and /_error ${bareError} B: update bench/page-weight-budget.json`,
+      `bare Next now weighs ${JSON.stringify(measuredBare)}: update bareNext in bench/page-weight-budget.json`,
+    );
+  }
+  // What a product build's figure takes for Next's runtime and the page manifests (shellAlone):
+  // this app is the shell alone.
+  const { runtime, pageSet } = parts(appDsn, '/_error');
+  if (budget.shellAlone.runtime !== runtime || budget.shellAlone.pageSet !== pageSet) {
+    progress(
+      `the shell alone now has runtime ${runtime} B and page manifests ${pageSet} B: update shellAlone in bench/page-weight-budget.json`,
     );
   }
   // The manifest reading must agree with what a prerendered HTML actually loads (bare Next's 404
@@ -160,6 +179,15 @@ async function measureWeight(app, appDsn, bare) {
       baseline: bareError,
       target: `≤ bare + ${firstLoadAllowance(budget).toLocaleString('en')} B`,
       met: bytes <= bareError + firstLoadAllowance(budget),
+    });
+    // The shell's own files of it (_app's chunk and the page's), which a product does not change.
+    record({
+      section: 'Page weight (first-load JS, gzip)',
+      name: `error screen's own files (_app and _error chunks) ${label}`,
+      value: parts(dist, '/_error').own,
+      unit: 'B',
+      baselineName: 'bare Next’s',
+      baseline: measuredBare['/_error'].own,
     });
     const transfer = notFoundTransfer(dist);
     record({
@@ -705,6 +733,41 @@ async function measureLighthouse(bareDir) {
 }
 
 /**
+ * Rounds of the development loop, each a first start, a restart and DEV_EDITS hot reloads of each
+ * of the two apps, in alternating order; about a minute and a half a round on two cores.
+ */
+const DEV_ROUNDS = Number(process.env.BENCH_DEV_ROUNDS) || 5;
+/** Hot reloads per round, each its own sample. */
+const DEV_EDITS = Number(process.env.BENCH_DEV_EDITS) || 3;
+
+/**
+ * `npm run dev` against bare `next dev` (bench/lib/dev-loop.js), also written on its own to
+ * bench/results/dev-loop.json, every sample with its medians, so a run of this part alone
+ * leaves the whole run's latest.json as it was.
+ */
+async function measureDevelopmentLoop() {
+  progress(`development loop: npm run dev against bare next dev, ${DEV_ROUNDS} rounds of ${DEV_EDITS} edits`);
+  const samples = await measureDevLoop({ rounds: DEV_ROUNDS, edits: DEV_EDITS, progress });
+  const rows = devLoopRows(samples);
+  for (const row of rows) {
+    record({
+      section: 'Development loop (npm run dev; one page rendered per request)',
+      name: row.name,
+      value: row.shell,
+      unit: 'ms',
+      baselineName: 'bare next dev (Turbopack)',
+      baseline: row.bare,
+      ...(row.target ? { target: row.target, met: row.met } : {}),
+    });
+    progress(rowLine(row));
+  }
+  const out = path.join(ROOT, 'bench/results/dev-loop.json');
+  const results = { machine: machine(), rounds: DEV_ROUNDS, editsPerRound: DEV_EDITS, rows, samples };
+  fs.writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
+  progress(`wrote ${path.relative(ROOT, out)}`);
+}
+
+/**
  * Read from disk rather than required: a required package.json pulls the package into the type
  * checker's program.
  * @param {string} name
@@ -744,16 +807,21 @@ function printTable() {
 }
 
 async function main() {
+  // BENCH_ONLY=observability,tunnel (for instance) runs those parts alone; so does naming them
+  // after the command (`npm run bench -- dev`).
+  const only = partsAsked(process.argv.slice(2), process.env.BENCH_ONLY);
+  const part = (/** @type {string} */ name) => !only || only.includes(name);
+  if (only && only.every((name) => name === 'dev')) {
+    await measureDevelopmentLoop();
+    printTable();
+    return;
+  }
   fs.mkdirSync(WORK, { recursive: true });
   progress('building this app (no DSN), with SENTRY_DSN, with fixture pages, and a bare Next app');
   const app = buildApp('.next-bench');
   const appDsn = buildApp('.next-bench-dsn', { SENTRY_DSN: BENCH_DSN });
   buildApp('.next-bench-fixtures', { APP_SHELL_FIXTURES: '1' });
   const bareDir = buildBareApp();
-
-  // BENCH_ONLY=observability,tunnel (for instance) runs those parts alone.
-  const only = process.env.BENCH_ONLY?.split(',');
-  const part = (/** @type {string} */ name) => !only || only.includes(name);
   // The tracing builds report to a stand-in ingest whose port their DSN names.
   const sink = await startSink();
   if (part('weight') || part('tracing')) {
@@ -776,6 +844,7 @@ async function main() {
   if (part('lighthouse')) await measureLighthouse(bareDir);
   if (part('tracing')) await measureTracingCost(sink);
   await sink.stop();
+  if (part('dev')) await measureDevelopmentLoop();
 
   printTable();
   const results = { machine: machine(), seconds: Math.round((Date.now() - began) / 1000), figures };

@@ -30,11 +30,24 @@ cp -R "$dist/error-pages" "$dest/$dist/error-pages"
 # The service worker's script, which the server answers at /_next/app-shell/worker.js.
 cp -R "$dist/service-worker" "$dest/$dist/service-worker"
 cp -R public "$dest/public"
+# The server bundles' maps (not the bundle copies kept beside them for the upload), so a server
+# error's log line names its source file and line (lib/reporting/node/source-mapped-stack.ts). None
+# when the build uploaded them to Sentry, which then resolves the stacks itself.
+if [ -d "$dist/sourcemaps/server" ]; then
+  (cd "$dist/sourcemaps/server" && find . -type f -name '*.map' -print0) |
+    while IFS= read -r -d '' map; do
+      mkdir -p "$dest/$dist/sourcemaps/server/$(dirname "$map")"
+      cp "$dist/sourcemaps/server/$map" "$dest/$dist/sourcemaps/server/$map"
+    done
+fi
 if [ ! -f dist/lib/server/start.js ]; then
   echo "No compiled server in dist/: run npm run build first." >&2
   exit 1
 fi
-cp -R dist "$dest/dist"
+# Into what Next's trace put there already (the page cache's handler, which the build's config names,
+# and what it requires): merged, never copied inside it as dist/dist.
+mkdir -p "$dest/dist"
+cp -R dist/. "$dest/dist/"
 # Next traced what its bundles require; the compiled server also requires packages no bundle does.
 node scripts/copy-server-dependencies.js "$dest"
 # Sources that the tracer copies along are not needed to run.

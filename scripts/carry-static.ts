@@ -8,6 +8,7 @@ import { loadEnvConfig } from '@next/env';
 import { type Env, readVariable } from '../lib/config/variables';
 import { filesBelow } from '../lib/files/files-below';
 import { type BuildFiles, CARRIED_MANIFEST, parseManifest, planCarry } from '../lib/fleet/carried';
+import { builtConfigText, parseBuiltConfig } from '../lib/server/build-output';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -55,8 +56,12 @@ export function carryStatic(env: Env, now = Date.now(), root = ROOT): string {
 
   const staticFolder = path.join(dist, 'static');
   const ownFiles = [...filesBelow(staticFolder)];
+  // A deploymentId build is named by it: Next gives every such build one constant BUILD_ID, and
+  // under it this build would take each earlier one for itself and carry none.
+  // Stryker disable next-line StringLiteral: path.join reads '' as '.', the build's folder itself.
+  const deploymentId = parseBuiltConfig(builtConfigText(dist, '.'))?.deploymentId;
   const own: BuildFiles = {
-    id: readFileSync(path.join(dist, 'BUILD_ID'), 'utf8').trim(),
+    id: deploymentId || readFileSync(path.join(dist, 'BUILD_ID'), 'utf8').trim(),
     builtAt: new Date(now).toISOString(),
     files: ownFiles,
   };
@@ -88,12 +93,22 @@ export function carryStatic(env: Env, now = Date.now(), root = ROOT): string {
   return `Carried files: ${copied} from ${carried.length} earlier build(s) (${carried.map((b) => b.id).join(', ') || 'none'})${leftOut.length ? `; left out: ${leftOut.join(', ')}` : ''}.`;
 }
 
-if (require.main === module) {
-  loadEnvConfig(ROOT, false, { info: () => {}, error: (...args: unknown[]) => console.error(...args) });
+/**
+ * The build's step itself: the app's .env files read as `next build` reads them for production
+ * (into process.env), then the line it prints, or why it stopped. Returns the exit code.
+ */
+export function runCommand(root = ROOT): number {
+  // Quiet about each .env file it loads (Next's own note), not about one it cannot read.
+  loadEnvConfig(root, false, { info: () => {}, error: (...args: unknown[]) => console.error(...args) });
   try {
-    console.log(carryStatic(process.env));
+    console.log(carryStatic(process.env, Date.now(), root));
+    return 0;
   } catch (error) {
+    // Stryker disable next-line ConditionalExpression: everything carryStatic throws is an Error (its own, fs's, JSON.parse's): never the String() branch.
     console.error(error instanceof Error ? error.message : String(error));
-    process.exit(1);
+    return 1;
   }
 }
+
+// Stryker disable next-line all: the command's entry, run only as `npm run build`'s step (every e2e build runs it, __tests__/support/builds.ts), never where a test imports the file; its work is runCommand.
+if (require.main === module) process.exitCode = runCommand();

@@ -92,7 +92,7 @@ if (require.main === module) {
   writeErrorPages().then(
     (line) => console.log(line),
     (error: unknown) => {
-      console.error(`Balancer pages not written: ${error instanceof Error ? error.message : String(error)}`);
+      console.error(`Error pages not written: ${error instanceof Error ? error.message : String(error)}`);
       process.exit(1);
     },
   );

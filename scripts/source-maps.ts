@@ -22,7 +22,8 @@ import {
 import path from 'node:path';
 import { loadEnvConfig } from '@next/env';
 import { readVariable, type Env } from '../lib/config/variables';
-import { builtConfigText, parseBuiltConfig } from '../lib/server/build-output';
+import { assetBase, type AssetConfig, assetUrl } from '../lib/config/asset-urls';
+import { builtConfigText, MAPS_FOLDER, parseBuiltConfig } from '../lib/server/build-output';
 
 /** The app's root, and the build folder in it (NEXT_DIST_DIR, `.next` by default). */
 export interface Build {
@@ -42,8 +43,8 @@ export function buildAt(root: string): Build {
   return { root, dist: path.resolve(root, readVariable('distDir', process.env, [])) };
 }
 
-/** The one folder maps are kept in: inside the build, outside everything the server serves. */
-export const MAPS_FOLDER = 'sourcemaps';
+// The one folder maps are kept in: inside the build, outside everything the server serves.
+export { MAPS_FOLDER };
 
 interface SourceMapJson {
   debug_id?: string;
@@ -100,19 +101,22 @@ export function linkBrowserMaps(dist: string): Record<string, string> {
  * frame names the file's URL) to the file's debug ID, as Sentry's own snippet does from inside
  * each file. Appended, so the SDK file's own map stays valid. Returns whether there was an SDK file.
  */
-export function registerInSdk(dist: string, ids: Record<string, string>): boolean {
+export function registerInSdk(dist: string, ids: Record<string, string>, assets: AssetConfig = {}): boolean {
   const chunks = path.join(dist, 'static/chunks');
   // The SDK file is one of chunks/' own files: no need to walk the folders below.
   const sdk = existsSync(chunks)
     ? readdirSync(chunks).find((name) => /^reporting-.+\.js$/.test(name))
     : undefined;
   if (!sdk) return false;
+  // Each file's URL as the page asks for it, so as its frames name it: under the build's asset
+  // prefix (a CDN's URL stands for the origin too), with its `?dpl=` (lib/config/asset-urls.ts).
   const byPath = JSON.stringify(
-    Object.fromEntries(Object.entries(ids).map(([file, id]) => [`/_next/static/${file}`, id])),
+    Object.fromEntries(Object.entries(ids).map(([file, id]) => [assetUrl(assets, `static/${file}`), id])),
   );
+  const origin = URL.canParse(assetBase(assets)) ? '""' : 'location.origin';
   appendFileSync(
     path.join(chunks, sdk),
-    `\n;(function(){try{var g=globalThis,o=location.origin,m=${byPath},d=g._sentryDebugIds=g._sentryDebugIds||{};` +
+    `\n;(function(){try{var g=globalThis,o=${origin},m=${byPath},d=g._sentryDebugIds=g._sentryDebugIds||{};` +
       `for(var f in m)d["Error\\n    at debugId ("+o+f+":1:1)"]=m[f]}catch(e){}})();\n`,
   );
   return true;
@@ -182,7 +186,8 @@ export function afterBuild(build: Build, cli: SentryCli, env: Env = process.env)
   const { root, dist } = build;
   if (existsSync(path.join(dist, 'server'))) cli(['sourcemaps', 'inject', path.join(dist, 'server')]);
   const browserIds = linkBrowserMaps(dist);
-  const registered = registerInSdk(dist, browserIds);
+  const assets = parseBuiltConfig(builtConfigText(root, path.relative(root, dist))) ?? {};
+  const registered = registerInSdk(dist, browserIds, assets);
   const count = moveMaps(dist, browserIds);
   syncStandalone(build);
   if (uploadIfConfigured(build, cli, env))

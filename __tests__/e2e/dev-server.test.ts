@@ -1,24 +1,17 @@
 /**
  * `npm run dev` as a product team first meets it: a clean checkout (this repository's files, with
  * the installed node_modules beside them and nothing built), a product page added, then the pages,
- * the error screens, Next's overlay and hot reload in Chromium. The suite runs on Node 24 and
+ * the error screens, Next's overlay and hot reload in Chromium, compiled by Turbopack as bare
+ * `next dev` compiles, and by webpack where reports from development need it. The suite runs on Node 24 and
  * Node 22 (.ci/run); the dev server here runs on the Node running the tests.
  */
 import { spawnSync } from 'node:child_process';
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { startServerProcess, type ServerProcess } from '../../scripts/lib/server-process';
+import { shareInstall } from '../../scripts/lib/shared-install';
 import { launchBrowser, openWatchedPage } from '../support/browser';
 import { type Ingest, startIngest } from '../support/ingest';
 import { ROOT } from '../support/paths';
@@ -66,8 +59,9 @@ function cleanCheckout(): string {
     mkdirSync(path.dirname(path.join(checkout, file)), { recursive: true });
     cpSync(from, path.join(checkout, file));
   }
-  // What `npm ci` installed for the README's test command, shared rather than installed again.
-  symlinkSync(path.join(ROOT, 'node_modules'), path.join(checkout, 'node_modules'), 'dir');
+  // What `npm ci` installed for the README's test command, shared rather than installed again,
+  // as a folder of the checkout's own, as a clean checkout has it (scripts/lib/shared-install.js).
+  shareInstall(checkout, path.join(ROOT, 'node_modules'));
   return checkout;
 }
 
@@ -158,6 +152,18 @@ it('says in one line to build first when `npm start` has no build', () => {
   expectOneLineSayingBuildFirst(startBeforeBuild);
 });
 
+it('compiles with Turbopack, as bare `next dev` does, and says no word of a bundler', async () => {
+  const watched = await openWatchedPage(browser);
+  try {
+    await watched.page.goto(`${server.url}/bars-dev`);
+    // Turbopack's runtime keeps its chunks under this global; webpack's under `webpackChunk…`.
+    expect(await watched.page.evaluate(() => 'TURBOPACK' in globalThis)).toBe(true);
+  } finally {
+    await watched.close();
+  }
+  expect(server.output()).not.toContain('server.dev_bundler');
+});
+
 it('serves a product page, with its heading', async () => {
   const response = await fetch(`${server.url}/bars-dev`);
   expect(response.status).toBe(200);
@@ -174,7 +180,7 @@ it('answers /api/health 200', async () => {
   const response = await fetch(`${server.url}/api/health`);
   expect(response.status).toBe(200);
   expect(response.headers.get('content-type')).toMatch(/^application\/health\+json/);
-  // Webpack compiles on the server's own event loop in dev, so its delay check may well warn.
+  // Compiling in dev delays the server's own event loop, so its delay check may well warn.
   expect(['pass', 'warn']).toContain(((await response.json()) as { status: string }).status);
 });
 
@@ -213,6 +219,16 @@ it('shows a page that throws as a 500 with Next’s overlay and its stack, and s
 it('hydrates a product page, and brings an edit by hot reload, in the same document with its state', async () => {
   const watched = await openWatchedPage(browser);
   const { page } = watched;
+  // Turbopack's dev server tells the page, over its hot-reload socket, when a round of compiling
+  // ends ("built"); the first one after the page subscribes to its chunks is when the page is
+  // watched. An edit saved before it is lost on a loaded machine (the subscription starts from the
+  // edited file, so no update is sent): a developer saves seconds later, so the test waits for it.
+  let builtRounds = 0;
+  page.on('websocket', (socket) =>
+    socket.on('framereceived', ({ payload }) => {
+      if (/^\{"type":"built"/.test(String(payload))) builtRounds += 1;
+    }),
+  );
   try {
     await page.goto(`${server.url}/bars-dev`);
     const button = page.getByRole('button', { name: /Counted/ });
@@ -230,6 +246,7 @@ it('hydrates a product page, and brings an edit by hot reload, in the same docum
       (window as unknown as { __sameDocument: boolean }).__sameDocument = true;
     });
 
+    await until(() => builtRounds > 0, 60_000);
     const file = path.join(checkout, 'pages/bars-dev.tsx');
     writeFileSync(
       file,
@@ -244,6 +261,19 @@ it('hydrates a product page, and brings an edit by hot reload, in the same docum
     // Fast Refresh keeps a component's state across an edit that leaves its hooks alone.
     expect(await button.innerText()).toBe(counted);
     expect(watched.pageErrors).toEqual([]);
+    // Nothing refused or missing either: no reporting file is asked for without reports. But for
+    // one line of Next's own: its Turbopack dev server answers a script of the page's,
+    // _clientMiddlewareManifest.js, with a JSON body (`[]`, application/json) that no browser runs
+    // to any effect (the client reads the matchers from _devMiddlewareManifest.json), and which
+    // Chromium, told `nosniff` as every answer of the shell's, says it refused.
+    expect(
+      watched.consoleErrors.filter(
+        (line) =>
+          !/^Refused to execute script from '[^']*\/_next\/static\/development\/_clientMiddlewareManifest\.js' because its MIME type \('application\/json'\)/.test(
+            line,
+          ),
+      ),
+    ).toEqual([]);
     expect(await watched.cspViolations()).toEqual([]);
     // No service worker in development: the page, long loaded, registered none.
     expect(await page.evaluate(async () => (await navigator.serviceWorker.getRegistrations()).length)).toBe(
@@ -289,8 +319,19 @@ it('reports from dev when SENTRY_IN_DEVELOPMENT=1 asks, the browser’s SDK incl
     expect(ingest.eventsWithMessage('thrown on purpose while developing')[0]).toMatchObject({
       environment: 'development',
     });
-    // The browser's SDK is a webpack entry of its own; under dev it must still compile and load.
+    // The browser's SDK is a webpack entry of its own, so this session compiles with webpack, and
+    // says so in one line; the SDK must still compile and load.
+    const said = loud
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('"event":"server.dev_bundler"'));
+    expect(said).toHaveLength(1);
+    expect(JSON.parse(said[0] as string)).toMatchObject({
+      bundler: 'webpack',
+      message: expect.stringMatching(/not Turbopack: SENTRY_IN_DEVELOPMENT=1 .*docs\/development\.md/),
+    });
     await watched.page.goto(`${loud.url}/bars-dev`);
+    expect(await watched.page.evaluate(() => 'TURBOPACK' in globalThis)).toBe(false);
     await until(
       () =>
         watched.page.evaluate(() => (window as unknown as { __sdkLoaded?: boolean }).__sdkLoaded === true),

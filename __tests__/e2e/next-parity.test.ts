@@ -1,26 +1,28 @@
 // The shell answers some requests before Next. Each must end where bare `next start` on the same
 // build would end it: the same status, through the same redirects. A product (support/product-build.ts)
-// is built in six configurations a team may set, served by both, and asked the same corpus of
+// is built in each configuration a team may set (PARITY_PRODUCTS), served by both, and asked the same corpus of
 // requests: every route and file under many spellings, and a seeded random one.
 import http from 'node:http';
 import { rmSync } from 'node:fs';
-import path from 'node:path';
 import {
   buildProduct,
   PARITY_PRODUCTS as CONFIGS,
   prebuiltProduct,
   PUBLIC_FILES,
+  startBareNext,
 } from '../support/product-build';
 import { eachLimited } from '../support/each-limited';
 import { seededRandom } from '../support/seeded-random';
 import { startServer, type RunningServer } from '../support/server';
-import { startServerProcess } from '../../scripts/lib/server-process';
 
 /** Every route, file and rule of the product, and paths none of them answer. */
 const BASES = [
   '/',
   '/about',
   '/blog/hello',
+  '/blog/gone',
+  '/products/7',
+  '/old',
   '/docs/a/b',
   '/docs/x',
   '/api/echo',
@@ -197,16 +199,8 @@ describe.each(CONFIGS)('the shell and bare next start on one build: $name', (pro
         root: dir,
         ...(product.readyPath ? { readyPath: product.readyPath } : {}),
       }),
-      startServerProcess({
-        command: process.execPath,
-        args: [path.join(dir, 'node_modules/next/dist/bin/next'), 'start', '-H', '127.0.0.1', '-p', '{port}'],
-        cwd: dir,
-        env: { NODE_ENV: 'production' },
-        // Any answer at all: the product's home page.
-        readyPath: product.prefixes[0] || '/',
-        readyStatus: 200,
-        timeoutMs: 30_000,
-      }),
+      // Any answer at all: the product's home page.
+      startBareNext(dir, product.prefixes[0] || '/'),
     ]);
   }, 240_000);
 

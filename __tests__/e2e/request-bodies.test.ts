@@ -4,11 +4,9 @@
 // a body that comes too slowly is cut at REQUEST_TIMEOUT_MS with 408; connections held by such
 // bodies cannot lock the probes and the pages out, nor hold the drain.
 import { connect } from 'node:net';
-import path from 'node:path';
-import { buildProduct, PARITY_PRODUCTS, prebuiltProduct } from '../support/product-build';
+import { buildProduct, PARITY_PRODUCTS, prebuiltProduct, startBareNext } from '../support/product-build';
 import { buildRequest, sendRaw } from '../support/raw-http';
 import { startServer, type RunningServer } from '../support/server';
-import { startServerProcess } from '../../scripts/lib/server-process';
 import { rmSync } from 'node:fs';
 
 const PRODUCT = PARITY_PRODUCTS.find(({ name }) => name === 'default')!;
@@ -88,18 +86,7 @@ describe('a body that cannot be read, against bare next start on the same build'
   let bare: RunningServer;
 
   beforeAll(async () => {
-    [shell, bare] = await Promise.all([
-      startServer({ distDir: '.next', root: dir }),
-      startServerProcess({
-        command: process.execPath,
-        args: [path.join(dir, 'node_modules/next/dist/bin/next'), 'start', '-H', '127.0.0.1', '-p', '{port}'],
-        cwd: dir,
-        env: { NODE_ENV: 'production' },
-        readyPath: '/',
-        readyStatus: 200,
-        timeoutMs: 30_000,
-      }),
-    ]);
+    [shell, bare] = await Promise.all([startServer({ distDir: '.next', root: dir }), startBareNext(dir)]);
   }, 60_000);
 
   afterAll(async () => {

@@ -178,6 +178,28 @@ describe('behind HAProxy', () => {
     );
   });
 
+  it('offline throughout: a reload of a visited page, then an address never visited, both get the offline screen, not the unavailable one; back by itself when the network returns', async () => {
+    const { page } = await visitor();
+    const context = page.context();
+    await openPage(page, `${balancer.url}${PAGE}`);
+
+    await context.setOffline(true);
+    const reloaded = await page.reload();
+    expect(reloaded?.fromServiceWorker()).toBe(true);
+    expect(await page.locator('main[data-screen]').getAttribute('data-screen')).toBe('offline');
+
+    // Still offline. After that navigation Chromium's navigator.onLine reads true again, in the
+    // page and in the worker, while the network stays cut: the worker must not take it at its word.
+    const typed = await page.goto(`${balancer.url}/orders/never-visited`);
+    expect(typed?.fromServiceWorker()).toBe(true);
+    expect(await page.locator('main[data-screen]').getAttribute('data-screen')).toBe('offline');
+
+    await context.setOffline(false);
+    // It does not exist: back means Next's own "Page not found", at the address typed.
+    await timeUntilShown(page, 'main[data-screen="not-found"]');
+    expect(page.url()).toBe(`${balancer.url}/orders/never-visited`);
+  });
+
   it('keeps its screens in the visitor’s language: an Arabic visitor offline gets the Arabic screen, right to left', async () => {
     const watched = await openWatchedPage(browser, {
       locale: 'ar',

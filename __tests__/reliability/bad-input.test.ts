@@ -7,6 +7,7 @@ import { PRODUCTION_DIST, ROOT } from '../support/paths';
 import { type RunningServer, startServer } from '../support/server';
 import { buildRequest, sendRaw } from '../support/raw-http';
 import { recordResult } from '../support/results';
+import { isRouteOfBuild } from '../support/route-files';
 import { seededRandom } from '../support/seeded-random';
 
 const SEED = Number(process.env.RELIABILITY_SEED) || 20261122;
@@ -21,7 +22,12 @@ interface Case {
 }
 
 const random = seededRandom(SEED);
-const PAGES = ['/', '/missing', '/orders/7', '/_next/static/chunks/nope.js'];
+/**
+ * Paths no page answers, so each case's answer is the shell's "Page not found": `/` and `/orders/7`
+ * only while no page of the build (a product's) routes them.
+ */
+const notRouted = (target: string) => !isRouteOfBuild(PRODUCTION_DIST, target.split('?')[0]!);
+const PAGES = ['/', '/missing', '/orders/7', '/_next/static/chunks/nope.js'].filter(notRouted);
 const APIS = ['/api/health', '/api/health/live', '/api/health/ready'];
 // The build under test, read before any case is made (the suite's global setup built it).
 const BUILD_ID = readFileSync(path.join(ROOT, PRODUCTION_DIST, 'BUILD_ID'), 'utf8').trim();
@@ -325,7 +331,9 @@ const generators: Record<string, () => Omit<Case, 'category'>> = {
     };
   },
   pages: () => {
-    const target = `${random.pick(['/', '/missing', `/${segment()}`, `/${segment()}/${segment()}`])}${random.pick(['', ...HOSTILE_QUERIES])}`;
+    const page = random.pick(['/', '/missing', `/${segment()}`, `/${segment()}/${segment()}`]);
+    // (A path a product's page answers is not this case's: the shell's 404 for it is.)
+    const target = `${notRouted(page) ? page : '/missing'}${random.pick(['', ...HOSTILE_QUERIES])}`;
     const method = random.pick(['GET', 'GET', 'HEAD', 'POST', 'PUT', 'DELETE']);
     const headers = [random.pick(NEXT_INTERNAL_HEADERS)];
     return {

@@ -26,6 +26,7 @@ import {
 import { eachLimited } from './each-limited';
 import {
   buildProductAsync,
+  NEXT_DEPLOYMENT,
   PARITY_PRODUCTS,
   prebuiltProduct,
   PRODUCTS_BUILT,
@@ -170,6 +171,21 @@ function copyCompiledServer(): void {
 /** The DSN the reporting build baked in: the same local ingest for the builds made from it. */
 const reportingDsn = () => reportingBuild().dsn;
 
+/**
+ * The shared builds whose settings do not depend on the run (the reporting build's DSN names the
+ * run's ingest port, chosen in the set-up).
+ */
+const SHARED: Planned[] = [
+  [PRODUCTION_DIST, () => ({}), 'readme'],
+  // Port 9 (discard): nothing listens; only the bytes and the SDK files of this build are examined.
+  // With tracing on, the heaviest first-load JS a build can have (lib/reporting/browser/reporter.ts).
+  [
+    PRODUCTION_DSN_DIST,
+    () => ({ SENTRY_DSN: 'http://publickey@127.0.0.1:9/1', SENTRY_TRACES_SAMPLE_RATE: '0.1' }),
+  ],
+  [FIXTURE_DIST, () => ({ APP_SHELL_FIXTURES: '1' })],
+];
+
 /** The builds only some files serve, by the suite that serves them. */
 const E2E_ONLY: Planned[] = [
   [WORKER_OFF_DIST, () => ({ APP_SHELL_FIXTURES: '1', SERVICE_WORKER: 'off' })],
@@ -191,7 +207,7 @@ const RELIABILITY_ONLY: Planned[] = [
 ];
 /** The env each of those builds is made with, for a test file that builds its own when run alone. */
 export function plannedEnv(distDir: string): Record<string, string> {
-  const found = [...E2E_ONLY, ...RELIABILITY_ONLY].find(([name]) => name === distDir);
+  const found = [...SHARED, ...E2E_ONLY, ...RELIABILITY_ONLY].find(([name]) => name === distDir);
   if (!found) throw new Error(`no build ${distDir} is planned (support/builds.ts)`);
   return found[1]();
 }
@@ -204,14 +220,7 @@ export async function buildAll(suite: 'e2e' | 'reliability'): Promise<void> {
   // The README's build first, in one lane, and the others beside it in the second.
   if (!isKept(PRODUCTION_DIST)) copyCompiledServer();
   await twoAtATime([
-    [PRODUCTION_DIST, () => ({}), 'readme'],
-    // Port 9 (discard): nothing listens; only the bytes and the SDK files of this build are examined.
-    // With tracing on, the heaviest first-load JS a build can have (lib/reporting/browser/reporter.ts).
-    [
-      PRODUCTION_DSN_DIST,
-      () => ({ SENTRY_DSN: 'http://publickey@127.0.0.1:9/1', SENTRY_TRACES_SAMPLE_RATE: '0.1' }),
-    ],
-    [FIXTURE_DIST, () => ({ APP_SHELL_FIXTURES: '1' })],
+    ...SHARED,
     [
       REPORTING_DIST,
       () => ({ APP_SHELL_FIXTURES: '1', SENTRY_DSN: `http://publickey@127.0.0.1:${ingestPort}/1` }),
@@ -221,12 +230,13 @@ export async function buildAll(suite: 'e2e' | 'reliability'): Promise<void> {
   // next, and a build costs less in a lane beside others than alone.
   await twoAtATime(suite === 'e2e' ? [...E2E_ONLY, ...RELIABILITY_ONLY] : RELIABILITY_ONLY);
   // The differential test's products, each a copy of the shell built in a configuration a team may
-  // set; not while iterating on tests (E2E_SKIP_BUILD=1), where the test builds those it runs.
+  // set, and the next release of its deploymentId one (e2e/fleet-deployments.test.ts); not while
+  // iterating on tests (E2E_SKIP_BUILD=1), where the test builds those it runs.
   if (suite === 'e2e' && process.env.E2E_SKIP_BUILD !== '1') await buildProducts();
 }
 
 async function buildProducts(): Promise<void> {
-  const waiting = PARITY_PRODUCTS.filter((product) => !prebuiltProduct(product.name));
+  const waiting = [...PARITY_PRODUCTS, NEXT_DEPLOYMENT].filter((product) => !prebuiltProduct(product.name));
   await eachLimited(waiting, 2, async (product) => {
     const dir = await buildProductAsync(product);
     process.stdout.write(`\n[tests] product built → ${product.name} (${dir})\n`);

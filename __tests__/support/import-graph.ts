@@ -103,15 +103,23 @@ function specifiersOf(file: string, runtime: Runtime): string[] {
   return found;
 }
 
-/** Every module a bundle for `runtime` reaches from `entries` (paths relative to `root`). */
-export function reachedFrom(root: string, entries: string[], runtime: Runtime): Reached {
+/**
+ * Every module a bundle for `runtime` reaches from `entries` (paths relative to `root`). A file
+ * `leaveOut` names (relative to the root) is not entered: neither it nor what only it imports is reached.
+ */
+export function reachedFrom(
+  root: string,
+  entries: string[],
+  runtime: Runtime,
+  leaveOut: (file: string) => boolean = () => false,
+): Reached {
   const files = new Map<string, string[]>();
   const modules = new Map<string, string[]>();
   const queue: [string, string[]][] = entries.map((entry) => [path.join(root, entry), []]);
   while (queue.length > 0) {
     const [file, via] = queue.shift()!;
     const name = path.relative(root, file);
-    if (files.has(name)) continue;
+    if (files.has(name) || leaveOut(name)) continue;
     const chain = [...via, name];
     files.set(name, chain);
     if (!/\.[cm]?[jt]sx?$/.test(file)) continue; // styles and data

@@ -3,10 +3,21 @@
 // set. The differential test (e2e/next-parity.test.ts) serves each build with the shell and with bare
 // `next start`, and compares where every request ends.
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { startServerProcess } from '../../scripts/lib/server-process';
 import { ROOT } from './paths';
+import { layExampleProduct, SHELL_CONFIG } from '../../scripts/lib/example-product';
 
 /** One configuration: its name, and the lines of next.config it adds (a TypeScript object body). */
 export interface ProductConfig {
@@ -21,10 +32,16 @@ export interface ProductConfig {
   proxy?: boolean;
 }
 
-/** The six configurations next-parity.test.ts compares, built before any test (support/builds.ts). */
+/** The configurations next-parity.test.ts compares, built before any test (support/builds.ts). */
 export const PARITY_PRODUCTS: ProductConfig[] = [
   { name: 'default', config: '', prefixes: [''] },
-  { name: 'trailing-slash', config: 'trailingSlash: true,', prefixes: [''], readyPath: '/api/health/ready/' },
+  // With assets asked under a path of their own (a CDN pulling from the app asks the same paths).
+  {
+    name: 'trailing-slash',
+    config: "trailingSlash: true, assetPrefix: '/assets',",
+    prefixes: ['', '/assets'],
+    readyPath: '/api/health/ready/',
+  },
   {
     name: 'skip-trailing-slash-redirect',
     config: [
@@ -41,53 +58,22 @@ export const PARITY_PRODUCTS: ProductConfig[] = [
     readyPath: '/shop/api/health/ready',
   },
   { name: 'i18n', config: "i18n: { locales: ['en', 'fr'], defaultLocale: 'en' },", prefixes: ['', '/fr'] },
-  { name: 'middleware', config: '', prefixes: [''], proxy: true },
+  // The whole example product, its proxy.ts included: the build the product's own tests run against.
+  { name: 'example', config: '', prefixes: [''], proxy: true },
+  // Next's skew protection: `?dpl=deploy-one` on every asset URL, `data-dpl-id` on <html>, and Next's
+  // one constant build id for every such build (the fleet tells them apart by the deployment id).
+  { name: 'deployment-id', config: "deploymentId: 'deploy-one',", prefixes: [''] },
 ];
 
-const PAGES: Record<string, string> = {
-  'index.tsx': 'export default function Home() {\n  return <h1>Home</h1>;\n}\n',
-  'about.tsx': 'export default function About() {\n  return <h1>About</h1>;\n}\n',
-  'blog/[slug].tsx': [
-    'import type { GetServerSideProps } from "next";',
-    'export const getServerSideProps: GetServerSideProps = async ({ params }) => ({ props: { slug: String(params?.slug) } });',
-    'export default function Post({ slug }: { slug: string }) {',
-    '  return <h1>{slug}</h1>;',
-    '}',
-    '',
-  ].join('\n'),
-  'docs/[...parts].tsx': [
-    'import type { GetServerSideProps } from "next";',
-    'export const getServerSideProps: GetServerSideProps = async ({ params }) => ({ props: { parts: [params?.parts].flat().join("/") } });',
-    'export default function Doc({ parts }: { parts: string }) {',
-    '  return <h1>{parts}</h1>;',
-    '}',
-    '',
-  ].join('\n'),
-  'api/echo.ts': [
-    'import type { NextApiRequest, NextApiResponse } from "next";',
-    'export default function echo(req: NextApiRequest, res: NextApiResponse) {',
-    '  res.status(200).json({ method: req.method });',
-    '}',
-    '',
-  ].join('\n'),
-  // A route that streams its own body (Next's body parser off), as an upload route does.
-  'api/upload.ts': [
-    'import type { NextApiRequest, NextApiResponse } from "next";',
-    'export const config = { api: { bodyParser: false } };',
-    'export default async function upload(req: NextApiRequest, res: NextApiResponse) {',
-    '  let bytes = 0;',
-    '  for await (const chunk of req) bytes += (chunk as Buffer).length;',
-    '  res.status(200).json({ bytes });',
-    '}',
-    '',
-  ].join('\n'),
-  'api/items/[id].ts': [
-    'import type { NextApiRequest, NextApiResponse } from "next";',
-    'export default function item(req: NextApiRequest, res: NextApiResponse) {',
-    '  res.status(200).json({ id: req.query.id });',
-    '}',
-    '',
-  ].join('\n'),
+/**
+ * The next release of `deployment-id`, for the rolling update between two deploymentId builds
+ * (e2e/fleet-deployments.test.ts): its own deployment id, and every file's hash salted, so each
+ * chunk's name differs from the first's as two releases' do. Built before the tests with them.
+ */
+export const NEXT_DEPLOYMENT: ProductConfig = {
+  name: 'deployment-two',
+  config: "deploymentId: 'deploy-two', outputHashSalt: 'deploy-two',",
+  prefixes: [''],
 };
 
 /** Public files, by path below public/; the shell's own (favicon.ico, robots.txt…) are there too. */
@@ -103,18 +89,6 @@ export const PUBLIC_FILES = [
   'linked.txt',
   'linked-folder/inside.txt',
 ];
-
-const PROXY = [
-  'import { NextResponse, type NextRequest } from "next/server";',
-  'export function proxy(request: NextRequest) {',
-  '  const { pathname } = request.nextUrl;',
-  '  if (pathname === "/mw-redirect") return NextResponse.redirect(new URL("/about", request.url));',
-  '  if (pathname === "/mw-rewrite") return NextResponse.rewrite(new URL("/about", request.url));',
-  '  if (pathname === "/mw-gone") return new NextResponse("gone", { status: 410 });',
-  '  return NextResponse.next();',
-  '}',
-  '',
-].join('\n');
 
 /**
  * Copies the shell (its compiled server from this repository's dist/ included, which `npm run
@@ -156,6 +130,22 @@ export async function buildProductAsync(product: ProductConfig): Promise<string>
   return dir;
 }
 
+/**
+ * Bare `next start` on a product's build, on loopback: what the shell's answers are compared with.
+ * Ready at the first 200 of `readyPath` (the product's home page, or its base path).
+ */
+export function startBareNext(dir: string, readyPath = '/') {
+  return startServerProcess({
+    command: process.execPath,
+    args: [path.join(dir, 'node_modules/next/dist/bin/next'), 'start', '-H', '127.0.0.1', '-p', '{port}'],
+    cwd: dir,
+    env: { NODE_ENV: 'production' },
+    readyPath,
+    readyStatus: 200,
+    timeoutMs: 30_000,
+  });
+}
+
 /** Where the set-up built each product in this run (a JSON map in the environment). */
 export const PRODUCTS_BUILT = 'APP_SHELL_PRODUCTS_BUILT';
 
@@ -181,17 +171,16 @@ function prepareProduct(product: ProductConfig) {
     'dist',
     'instrumentation.ts',
     'next.config.ts',
+    SHELL_CONFIG,
     'tsconfig.json',
     'package.json',
   ])
-    cpSync(path.join(ROOT, entry), path.join(dir, entry), { recursive: true, verbatimSymlinks: true });
+    if (existsSync(path.join(ROOT, entry)))
+      cpSync(path.join(ROOT, entry), path.join(dir, entry), { recursive: true, verbatimSymlinks: true });
   rmSync(path.join(dir, 'pages/__fixtures__'), { recursive: true, force: true });
   rmSync(path.join(dir, 'pages/api/__fixtures__'), { recursive: true, force: true });
   symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
-  for (const [file, source] of Object.entries(PAGES)) {
-    mkdirSync(path.dirname(path.join(dir, 'pages', file)), { recursive: true });
-    writeFileSync(path.join(dir, 'pages', file), source);
-  }
+  layExampleProduct(dir, { proxy: product.proxy === true });
   for (const file of PUBLIC_FILES) {
     if (file.startsWith('linked')) continue;
     mkdirSync(path.dirname(path.join(dir, 'public', file)), { recursive: true });
@@ -206,17 +195,16 @@ function prepareProduct(product: ProductConfig) {
   // The root static/ folder Next still serves.
   mkdirSync(path.join(dir, 'static'));
   writeFileSync(path.join(dir, 'static/legacy.txt'), 'legacy\n');
-  if (product.proxy) writeFileSync(path.join(dir, 'proxy.ts'), PROXY);
-  // The shell's next.config, with the team's settings on top.
-  renameSync(path.join(dir, 'next.config.ts'), path.join(dir, 'shell.next.config.ts'));
+  // The product's next.config (the shell's beneath it), with the configuration's settings on top.
+  renameSync(path.join(dir, 'next.config.ts'), path.join(dir, 'product.next.config.ts'));
   writeFileSync(
     path.join(dir, 'next.config.ts'),
     [
       'import type { NextConfig } from "next";',
-      'import shellConfig from "./shell.next.config";',
+      'import productConfig from "./product.next.config";',
       'export default function nextConfig(phase: string): NextConfig {',
       '  return {',
-      '    ...shellConfig(phase),',
+      '    ...productConfig(phase),',
       // The product's types are not what is tested here; the shell's are checked by its own build.
       '    typescript: { ignoreBuildErrors: true },',
       `    ${product.config}`,

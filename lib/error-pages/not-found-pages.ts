@@ -6,10 +6,41 @@
 import type { CommonCopy, ScreenCopy } from '../../components/error-screen/copy/types';
 import { escapeHtml, screenMarkup, screenTitle } from './static-screen';
 
-const HTML_START = /^<!DOCTYPE html><html lang="[^"]*" dir="[^"]*">/;
+/**
+ * The document's start and its <html> start tag, with whatever attributes the build gives it, in
+ * any order: `lang` and `dir` from _document, `data-dpl-id` with `deploymentId`, a product's own.
+ * React writes every attribute as name="value" (`hidden=""` for a true boolean), its `"` escaped
+ * inside, so this one pattern reads all it writes; anything else fails the build in one line.
+ */
+const HTML_START = /^<!DOCTYPE html><html((?:\s+[^\s"'>/=]+="[^"]*")*)\s*>/;
+const ATTRIBUTE = /\s+([^\s"'>/=]+)="([^"]*)"/g;
 const TITLE = /(<title[^>]*>)[^<]*(<\/title>)/;
 const ROOT_START = '<div id="__next">';
 const ROOT_END = '</div></body></html>';
+
+/**
+ * The <html> start tag `attributes` (as the template wrote them) make, with `lang` and `dir` in
+ * their place (added at the end when the template had none), every other attribute as it was.
+ */
+export function htmlStartTag(attributes: string, lang: string, dir: string): string {
+  const wanted = new Map([
+    ['lang', escapeHtml(lang)],
+    ['dir', escapeHtml(dir)],
+  ]);
+  const written: string[] = [];
+  for (const [, name, value] of attributes.matchAll(ATTRIBUTE)) {
+    const key = name!.toLowerCase();
+    const own = wanted.get(key);
+    if (own === undefined) {
+      written.push(`${name}="${value}"`);
+    } else {
+      written.push(`${key}="${own}"`);
+      wanted.delete(key);
+    }
+  }
+  for (const [key, value] of wanted) written.push(`${key}="${value}"`);
+  return `<html ${written.join(' ')}>`;
+}
 
 /**
  * Next's 404.html with `copy` and `words` in place of its own. Throws (and so fails the build) when
@@ -17,17 +48,18 @@ const ROOT_END = '</div></body></html>';
  */
 export function notFoundDocument(template: string, copy: ScreenCopy, words: CommonCopy): string {
   const rootStart = template.indexOf(ROOT_START);
-  if (!HTML_START.test(template) || !TITLE.test(template) || rootStart === -1 || !template.endsWith(ROOT_END))
+  const start = HTML_START.exec(template);
+  if (!start || !TITLE.test(template) || rootStart === -1 || !template.endsWith(ROOT_END))
     throw new Error(
       "Next's 404.html is not shaped as lib/error-pages/not-found-pages.ts expects: " +
-        '<html lang dir>, one <title>, and the page in <div id="__next"> at the end of <body>.',
+        'a document starting with <html>, one <title>, and the page in <div id="__next"> at the end of <body>.',
     );
   const head = template
-    .slice(0, rootStart)
-    .replace(HTML_START, `<!DOCTYPE html><html lang="${escapeHtml(words.lang)}" dir="${words.dir}">`)
+    .slice(start[0].length, rootStart)
     .replace(
       TITLE,
       (_match, open: string, close: string) => `${open}${escapeHtml(screenTitle(copy))}${close}`,
     );
-  return `${head}${ROOT_START}${screenMarkup(copy, words)}${ROOT_END}`;
+  const html = htmlStartTag(start[1]!, words.lang, words.dir);
+  return `<!DOCTYPE html>${html}${head}${ROOT_START}${screenMarkup(copy, words)}${ROOT_END}`;
 }

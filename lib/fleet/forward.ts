@@ -6,8 +6,12 @@ import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerRespon
 import type { Peer } from './directory';
 import { HOP_HEADER } from './paths';
 
-/** found: streamed to the visitor; missing: the peer has no such file; failed: nothing was sent. */
-export type FetchOutcome = 'found' | 'missing' | 'failed' | 'cut';
+/**
+ * found: passed on whole; missing: the peer has no such file; failed: the peer failed (an error, a
+ * refusal, past the time), so it is left out a while; cut: an answer started and was not whole;
+ * gone: the visitor left before any answer, which says nothing of the peer.
+ */
+export type FetchOutcome = 'found' | 'missing' | 'failed' | 'cut' | 'gone';
 
 /** Headers of a static file that travel back: what Next sets on it, nothing of the peer's own. */
 const STATIC_ANSWER_HEADERS = [
@@ -132,10 +136,11 @@ export function fetchFromPeer({
     const timer = setTimeout(abandon, timeoutMs);
     upstream.on('error', abandon);
     // The visitor went away: stop asking. (Also once the answer is whole: then `finish` has nothing
-    // left to do, and destroying a request that has ended leaves its kept-alive socket pooled.)
+    // left to do, and destroying a request that has ended leaves its kept-alive socket pooled.) Not
+    // the peer's failure: a browser drops a prefetch as it navigates, and the peer stays asked.
     res.on('close', () => {
       upstream.destroy();
-      finish(streaming ? 'cut' : 'failed');
+      finish(streaming ? 'cut' : 'gone');
     });
     upstream.on('response', (answer) => {
       const status = answer.statusCode ?? 0;

@@ -2,8 +2,10 @@
 // Only names shaped as Next writes them are ever asked of a peer (docs/fleet.md): a stranger's path
 // that is not one of these never leaves the process.
 
+/** The longest build name the fleet carries (a build id, or a deployment id: ./deployment.ts). */
+export const MAX_BUILD_NAME = 64;
 /** Next's build ids: nanoid's alphabet (or a `generateBuildId` of the same letters). */
-const BUILD_ID = /^[A-Za-z0-9_-]{1,64}$/;
+const BUILD_ID = new RegExp(`^[A-Za-z0-9_-]{1,${MAX_BUILD_NAME}}$`);
 /** A path segment of a file Next writes, decoded: hashes, page names, `[param]` folders. */
 const SEGMENT = /^[A-Za-z0-9_\-[\]().@+~]{1,200}$/;
 /** What Next writes under static/: scripts, styles, fonts and images that code imports. */
@@ -66,6 +68,28 @@ export function wantedFile(pathname: string): Wanted | null {
     return { kind: 'data', build: parts[0]! };
   }
   return null;
+}
+
+/**
+ * The prefixes Next serves build files under besides none: `basePath` (files and data), and a
+ * path-only `assetPrefix` (files; Next strips it as a path, never a URL's: a CDN that pulls from
+ * the app asks the plain path). Longest first, so `/shop/_next/…` is not read as `/_next/…`'s.
+ */
+export function servedPrefixes(basePath = '', assetPrefix = ''): string[] {
+  // (Without the slashes at its end, as the shell's own URLs drop them: lib/config/asset-urls.ts.)
+  const trimmed = assetPrefix.replace(/\/+$/, '');
+  // A URL without its scheme (`//cdn.example.com`) is another host to a browser too.
+  const isUrl = URL.canParse(trimmed) || trimmed.startsWith('//');
+  const assetPath = trimmed === '' || isUrl ? '' : trimmed.startsWith('/') ? trimmed : `/${trimmed}`;
+  return [...new Set([basePath, assetPath].filter(Boolean))].sort((a, b) => b.length - a.length);
+}
+
+/** `pathname` without the first of `prefixes` it starts with before `/_next/`, or as it is. */
+export function withoutPrefix(pathname: string, prefixes: readonly string[]): string {
+  for (const prefix of prefixes)
+    if (pathname.startsWith(prefix) && pathname.startsWith('/_next/', prefix.length))
+      return pathname.slice(prefix.length);
+  return pathname;
 }
 
 /** Whether `value` is shaped as a build id (what a peer says it serves is checked with this). */

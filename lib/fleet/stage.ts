@@ -8,7 +8,8 @@ import { createDirectory, type Directory, type Identity } from './directory';
 import { HOP_HEADER, IDENTITY_PATH } from './paths';
 import { fetchFromPeer } from './forward';
 import type { PeerSource } from '../config/peer-list';
-import { isBuildId, STATIC_PREFIX, wantedFile, type Wanted } from './names';
+import { namedDeployment } from './deployment';
+import { isBuildId, STATIC_PREFIX, wantedFile, withoutPrefix, type Wanted } from './names';
 
 /** Larger than any file Next writes (its own warning for a page's data is at 128 KiB). */
 export const MAX_FILE_BYTES = 16 * 1024 * 1024;
@@ -22,7 +23,12 @@ export const MAX_BUILDS_ASKED = 2;
 
 export interface FleetOptions {
   sources: PeerSource[];
+  /** `build`: the name the fleet knows this build by (./deployment.ts `fleetBuildName`). */
   self: Identity;
+  /** Next's build id, when the fleet knows the build by another name (its deployment id). */
+  buildId?: string;
+  /** The prefixes Next serves build files under (./names.ts `servedPrefixes`). */
+  prefixes?: readonly string[];
   /** This build's files under static/ (./own-files.ts). */
   ownFiles: ReadonlySet<string>;
   timeoutMs: number;
@@ -45,6 +51,9 @@ export interface Fleet {
 export function createFleet({
   sources,
   self,
+  buildId = self.build,
+  // Stryker disable next-line ArrayDeclaration: every path the pipeline gives starts with '/' (lib/http/request-target.ts), which no prefix without one matches: as none.
+  prefixes = [],
   ownFiles,
   timeoutMs,
   directory,
@@ -73,10 +82,17 @@ export function createFleet({
     misses.set(key, now() + MISS_KEPT_MS);
   };
 
-  async function ask(req: IncomingMessage, res: ServerResponse, wanted: Wanted, toNext: () => void) {
+  async function ask(
+    req: IncomingMessage,
+    res: ServerResponse,
+    wanted: Wanted,
+    named: string | null,
+    toNext: () => void,
+  ) {
     const outcome = (result: FleetOutcome) => recordFleet(wanted.kind, result);
-    // A static file's name is whole without its build: a build's own files carry it in their name.
-    const key = wanted.kind === 'static' ? wanted.file : null;
+    // A static file's name is whole without its build (a build's own files carry it in their name),
+    // unless a deployment id names the build: every deploymentId build names its manifests alike.
+    const key = wanted.kind === 'static' ? (named === null ? wanted.file : `${named}:${wanted.file}`) : null;
     if (key && remembered(key)) {
       outcome('remembered');
       return toNext();
@@ -91,6 +107,7 @@ export function createFleet({
       const left = deadline - now();
       if (left <= 0 || res.destroyed) break;
       const target = req.url as string; // (a server's request always has one)
+      // (A static file is asked without its query: the peer chosen is the build the `dpl` named.)
       const result = await fetchFromPeer({
         peer,
         target: wanted.kind === 'static' ? target.split('?', 1)[0]! : target,
@@ -100,7 +117,7 @@ export function createFleet({
         timeoutMs: left,
         maxBytes: MAX_FILE_BYTES,
       });
-      if (result === 'found' || result === 'cut') return outcome(result);
+      if (result === 'found' || result === 'cut' || result === 'gone') return outcome(result);
       if (result === 'failed') {
         failed = true;
         peers.markFailed(peer);
@@ -128,16 +145,26 @@ export function createFleet({
         res.end(identityBody); // to HEAD, Node writes the headers alone
         return true;
       }
-      // This build's own files (and carried ones): one set look-up, then Next.
-      if (pathname.startsWith(STATIC_PREFIX) && ownFiles.has(pathname.slice(STATIC_PREFIX.length)))
-        return false;
+      const local = withoutPrefix(pathname, prefixes);
+      const url = req.url as string; // (a server's request always has one)
+      // This build's own files (and carried ones): one set look-up, then Next; unless the request
+      // names a deployment, which may be another build's manifest under the same name (below).
+      const own = local.startsWith(STATIC_PREFIX) && ownFiles.has(local.slice(STATIC_PREFIX.length));
+      // Stryker disable next-line ConditionalExpression,BooleanLiteral,StringLiteral,MethodExpression: a cost only; the decisions below answer such a request the same.
+      if (own && !url.includes('dpl=')) return false;
       // One hop: what a peer asks is answered from this instance's own files, or not at all.
       if (req.headers[HOP_HEADER] !== undefined) return false;
       if (req.method !== 'GET' && req.method !== 'HEAD') return false;
-      const wanted = wantedFile(pathname);
-      // This build's own data or manifest, which Next answers (a chunk's name carries no build).
-      if (!wanted || wanted.build === self.build) return false;
-      ask(req, res, wanted, toNext).catch(() => {
+      const wanted = wantedFile(local);
+      // An own chunk is the same file in every build that has it: its name is its content's hash.
+      if (!wanted || (own && wanted.build === null)) return false;
+      const named = namedDeployment(wanted.kind, url, req.headers);
+      const build = named ?? wanted.build;
+      // This build's own data or manifest, which Next answers: by the deployment the request names,
+      // or without one by Next's build id in its path.
+      if (build === self.build || (named === null && wanted.build === buildId)) return false;
+      // (Never null for data: a data path names a build.)
+      ask(req, res, { ...wanted, build } as Wanted, named, toNext).catch(() => {
         // Nothing above throws on purpose; if something does, the visitor still gets an answer.
         if (!res.headersSent) sendPlain(res, 503, 'The file could not be fetched. Try again.');
         else res.destroy();

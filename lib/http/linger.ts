@@ -9,7 +9,7 @@
 // A stranger's cost stays bounded: at most `maxBytes` discarded and `maxMs` waited, else the
 // connection is cut; a rest declared larger than `maxBytes` is not waited for at all.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { plainHeaders, sendPlain } from './plain-response';
+import { sendPlain, writePlainHead } from './plain-response';
 
 export interface LingerLimits {
   /** The most of a body's rest that is read and thrown away before the connection is cut. */
@@ -34,7 +34,7 @@ export function answerThenDiscard(
   if (req.readableEnded || Number(req.headers['content-length']) > limits.maxBytes)
     return sendPlain(res, answer.status, answer.message, headers);
   try {
-    res.writeHead(answer.status, plainHeaders(answer.message, headers));
+    writePlainHead(res, answer.status, answer.message, headers);
     // The whole answer, its length declared: a client can read it now. Only the end waits.
     res.write(answer.message);
   } catch {

@@ -3,18 +3,39 @@
 import { type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { PRIVATE_ERROR_CACHE_CONTROL } from './private-errors';
-import { securityHeaders } from './security-headers';
+import { securityHeaders, setMissingDefaults } from './security-headers';
 
 const SECURITY_HEADERS = securityHeaders();
 
-export function plainHeaders(message: string, extra: Record<string, string> = {}): Record<string, string> {
+/** The answer's own headers: what it is, how long, never kept; no security headers. */
+function ownHeaders(message: string, extra: Record<string, string>): Record<string, string> {
   return {
-    ...SECURITY_HEADERS,
     'Cache-Control': 'no-store',
     'Content-Type': 'text/plain; charset=utf-8',
     'Content-Length': String(Buffer.byteLength(message)),
     ...extra,
   };
+}
+
+/** Every header of a plain answer, the security headers included: for answers with no response object. */
+export function plainHeaders(message: string, extra: Record<string, string> = {}): Record<string, string> {
+  return { ...SECURITY_HEADERS, ...ownHeaders(message, extra) };
+}
+
+/**
+ * Writes the head of a plain answer on a response. The security headers are set only where the
+ * response has none of that name yet (the pipeline sets its set on every response first, a page's
+ * or the API's), and not passed to writeHead: so a product's own header of the same name, set when
+ * the head is written (./product-headers.ts), is not replaced.
+ */
+export function writePlainHead(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  extra: Record<string, string> = {},
+): void {
+  setMissingDefaults(res, SECURITY_HEADERS);
+  res.writeHead(status, ownHeaders(message, extra));
 }
 
 /** Answers on a normal response object. */
@@ -26,7 +47,7 @@ export function sendPlain(
 ): void {
   try {
     if (res.headersSent || res.destroyed) return;
-    res.writeHead(status, plainHeaders(message, extra));
+    writePlainHead(res, status, message, extra);
     res.end(message);
   } catch {
     res.destroy();

@@ -1,7 +1,7 @@
 // Problem details (RFC 9457) for the answers the server gives API clients itself: JSON, never an
 // HTML screen, with the security headers of every API answer. Never throws.
 import { type ServerResponse, STATUS_CODES } from 'node:http';
-import { apiSecurityHeaders } from './security-headers';
+import { apiSecurityHeaders, setDefaults } from './security-headers';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
@@ -21,8 +21,11 @@ export function sendProblem(
   try {
     if (res.headersSent || res.destroyed) return;
     const body = problemBody(status, detail);
+    // The API's set in place of a page's (a base path's `/shop/api/…` got a page's by its target), set
+    // before the head and not passed to writeHead: the product's own headers, set as the head is
+    // written (./product-headers.ts), win over these defaults.
+    setDefaults(res, SECURITY_HEADERS);
     res.writeHead(status, {
-      ...SECURITY_HEADERS,
       'Cache-Control': 'no-store',
       'Content-Type': PROBLEM_CONTENT_TYPE,
       'Content-Length': String(Buffer.byteLength(body)),

@@ -63,24 +63,73 @@ export function log(level: Level, event: string, fields: Record<string, unknown>
   }
 }
 
-/** An error as a log field: its type, message and stack (and code), never just `String(error)`. */
+/** How many causes deep an error's `cause` chain is followed: the rest is left out. */
+export const MAX_CAUSE_DEPTH = 5;
+
+/** One link of an error's cause chain: what it is, never its stack (the error's own says where). */
+export interface CauseFields {
+  type: string;
+  message: string;
+  code?: string;
+  cause?: CauseFields;
+}
+
+/** An error's type, message and code (`ECONNREFUSED`), as errorFields and each cause give them. */
+function describedError(error: unknown): CauseFields {
+  if (error instanceof Error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return {
+      type: error.name || error.constructor?.name || 'Error',
+      message: error.message,
+      ...(typeof code === 'string' ? { code } : {}),
+    };
+  }
+  return { type: typeof error, message: typeof error === 'string' ? error : describe(error) };
+}
+
+/**
+ * The chain of `error.cause`, each link as its type, message and code, at most MAX_CAUSE_DEPTH
+ * deep (a cycle, or a chain a stranger's input made long, ends there); undefined without a cause.
+ * A `fetch failed` says why only in its cause (`ECONNREFUSED`). Never throws: a link that cannot
+ * be read ends the chain.
+ */
+export function causeChain(error: unknown, depth = MAX_CAUSE_DEPTH): CauseFields | undefined {
+  try {
+    if (depth <= 0) return undefined;
+    // (A primitive has no cause; null and undefined have nothing at all.)
+    const link: unknown = (error as { cause?: unknown } | null | undefined)?.cause;
+    if (link === undefined) return undefined;
+    const described = describedError(link);
+    const further = causeChain(link, depth - 1);
+    return further ? { ...described, cause: further } : described;
+  } catch {
+    // A link that cannot be read (a throwing getter) ends the chain: below.
+  }
+  return undefined;
+}
+
+/**
+ * An error as a log field: its type, message and stack (and code, and the chain of its causes),
+ * never just `String(error)`.
+ */
 export function errorFields(error: unknown): {
   type: string;
   message: string;
   stack?: string;
   code?: string;
+  cause?: CauseFields;
 } {
   try {
-    if (error instanceof Error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      return {
-        type: error.name || error.constructor?.name || 'Error',
-        message: error.message,
-        ...(error.stack ? { stack: error.stack } : {}),
-        ...(typeof code === 'string' ? { code } : {}),
-      };
-    }
-    return { type: typeof error, message: typeof error === 'string' ? error : describe(error) };
+    const { type, message, code } = describedError(error);
+    const stack = error instanceof Error ? error.stack : undefined;
+    const cause = causeChain(error);
+    return {
+      type,
+      message,
+      ...(stack ? { stack } : {}),
+      ...(code !== undefined ? { code } : {}),
+      ...(cause ? { cause } : {}),
+    };
   } catch {
     return { type: 'unknown', message: 'the error could not be described' };
   }

@@ -8,8 +8,11 @@
 //                   observation: timed once answered, for the histogram and the request log
 //                4. security headers, and the mark of the app's own answers, on every answer
 //                   whoever writes it (ANSWER_HEADER: the service worker tells them from a balancer's);
+//                   under `npm run dev`, a page's script nonce (lib/http/development-nonce.ts);
 //                   every error answer private, no-store (lib/http/private-errors.ts)
 //                5. request target and Host: a path, or a 400
+//                   from here on, the product's own headers() on every answer the shell writes in
+//                   Next's place, over the shell's defaults (lib/http/product-headers.ts)
 //                6. query bound: too many parameters is a 414 before Next parses them
 //                7. the error-reporting tunnel
 //                8. another build's reporting file: a redirect to this build's (./reporting-file.ts)
@@ -29,12 +32,14 @@ import http, { type IncomingMessage, type Server, type ServerResponse } from 'no
 import type { Settings } from '../config/settings';
 import { boundQuery, QUERY_MAX_PARAMS } from '../http/query-bound';
 import { securityHeaderSetter } from '../http/security-headers';
+import { applyProductHeaders, handedToNext, takenBack, type ProductHeaders } from '../http/product-headers';
+import { giveDevelopmentNonce } from '../http/development-nonce';
 import { createRequestCounter, type RequestCounter } from '../lifecycle/graceful-shutdown';
 import { errorFields, log } from '../log/logger';
 import { rememberResponse } from '../reporting/node/answered-status';
 import { reportThroughServerHook } from '../reporting/server-hook';
 import type { Tunnel } from '../reporting/tunnel';
-import { ROUTES } from '../metrics/http-route';
+import { followNextMatch, ROUTES } from '../metrics/http-route';
 import { noteReference } from '../reporting/node/request-reference';
 import { limitConnections, type ConnectionLimit } from './connection-limit';
 import { answeredBeforeNext, guardConnections, refuseTooManyParams, type UpgradeHandler } from './guards';
@@ -93,6 +98,8 @@ export interface PipelineOptions {
   notFound?: NotFoundStage | null;
   /** The health probes, answered before Next (lib/health/stage.ts); null where Next answers them. */
   health?: HealthStage | null;
+  /** The product's headers() rules (lib/http/product-headers.ts); null when it has none. */
+  productHeaders?: ProductHeaders | null;
 }
 
 export interface Pipeline {
@@ -137,14 +144,18 @@ export function createPipeline({
   words = null,
   reportsHandOff = null,
   health = null,
+  productHeaders = null,
 }: PipelineOptions): Pipeline {
   const requests = createRequestCounter();
-  const setSecurityHeaders = securityHeaderSetter({ dev });
+  // With a tunnel (a DSN), a page's policy reports its violations there (lib/reporting/tunnel/security-reports.ts).
+  const headerOptions = { dev, reportPath: tunnel?.path ?? null };
+  const setSecurityHeaders = securityHeaderSetter(headerOptions);
   const handleRequest = (req: IncomingMessage, res: ServerResponse): void => {
     connections.requestStarted(req, res);
     requests.requestStarted(res);
     observer.requestStarted(req, res);
     setSecurityHeaders(res, req.url as string);
+    if (dev) giveDevelopmentNonce(req, res, req.url as string, headerOptions);
     keepErrorAnswersPrivate(res);
     res.setHeader(ANSWER_HEADER, '1');
     if (answeredBeforeNext(req, res)) return observer.answeredAs(res, ROUTES.refused);
@@ -152,6 +163,9 @@ export function createPipeline({
     // (A probe answered before Next drops its query; where Next answers it, Next gets it whole.)
     const query = boundQuery(req.url as string, QUERY_MAX_PARAMS, health ? health.serves : () => false);
     req.url = query.kind === 'too-many' ? query.path : query.url;
+    // Matched when a head is written, and only for the shell's own answers: a request Next answers
+    // pays nothing here, and Next sets the rules' headers itself. (Against the URL as Next gets it.)
+    if (productHeaders) applyProductHeaders(productHeaders, req, res, req.url);
     if (query.kind === 'too-many') {
       observer.answeredAs(res, ROUTES.refused);
       refuseTooManyParams(req, res, () => next.renderError(req, res, query.path));
@@ -192,10 +206,15 @@ export function createPipeline({
       if (notFound)
         restyleNotFound(req, res, () => {
           observer.answeredAs(res, ROUTES.notFound);
+          // The shell's words in place of Next's 404: the product's headers over the shell's again.
+          takenBack(res);
           notFound.answer(req, res, query.path);
         });
       // So that a reported error can learn how its request was answered.
       rememberResponse(req, res);
+      handedToNext(res);
+      // So that a page's failure or its `notFound` counts under the page, not Next's error page.
+      followNextMatch(req);
       next.handle(req, res).catch((error: unknown) => handlerFailed(req, res, error));
     };
     if (fleet?.take(req, res, query.path, toNext)) {

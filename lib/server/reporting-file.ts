@@ -9,6 +9,9 @@
 // current build's tracing file, or to its plain one when the current build traces nothing.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { assetUrl } from '../config/asset-urls';
+import { servedPrefixes, withoutPrefix } from '../fleet/names';
+import { builtConfigText, parseBuiltConfig } from './build-output';
 
 /** Another build's reporting file: the names next.config.ts gives them, with a build id of Next's alphabet. */
 const REPORTING_FILE = /^\/_next\/static\/chunks\/reporting-[A-Za-z0-9_-]{1,64}\.js$/;
@@ -34,8 +37,14 @@ export function reportingFileRedirect(
   const current = served(`reporting-${buildId}.js`);
   if (!current) return null;
   const currentTracing = served(`reporting-tracing-${buildId}.js`) ?? current;
+  // Pages ask for them under the build's basePath or assetPrefix, with its `?dpl=`, and are sent
+  // to this build's the same way (lib/config/asset-urls.ts).
+  const config = parseBuiltConfig(builtConfigText(root, distDir)) ?? {};
+  const prefixes = servedPrefixes(config.basePath, config.assetPrefix);
+  const asked = (local: string) => assetUrl(config, local.slice('/_next/'.length));
   return (pathname) => {
-    if (pathname === current || pathname === currentTracing || !REPORTING_FILE.test(pathname)) return null;
-    return TRACING_FILE.test(pathname) ? currentTracing : current;
+    const local = withoutPrefix(pathname, prefixes);
+    if (local === current || local === currentTracing || !REPORTING_FILE.test(local)) return null;
+    return asked(TRACING_FILE.test(local) ? currentTracing : current);
   };
 }

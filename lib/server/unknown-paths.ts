@@ -49,12 +49,13 @@ export function unknownPathTest(
   if (hasMiddleware || manifest.basePath || manifest.i18n || (rewrites.fallback ?? []).length > 0)
     return null;
   // Next matches routes without regard to case unless `caseSensitiveRoutes`; files are matched with
-  // it. Comparing without case either way only leaves more to Next.
+  // it. Comparing without case either way only leaves more to Next. A headers() rule decides no
+  // answer, only headers, which the shell sets on its own answers as Next would
+  // (lib/http/product-headers.ts): a product's `/:path*` rule leaves every 404 to the shell.
   const rules = [
     ...(manifest.staticRoutes ?? []),
     ...(manifest.dynamicRoutes ?? []),
     ...(manifest.redirects ?? []),
-    ...(manifest.headers ?? []),
     ...(rewrites.beforeFiles ?? []),
     ...(rewrites.afterFiles ?? []),
   ].map((rule) => new RegExp(rule.regex, 'i'));

@@ -7,9 +7,10 @@
 // - Navigations only, always from the network (with navigation preload): it never serves a page, an
 //   API answer, /_next/data or the tunnel from any cache, and it never touches other requests.
 // - When a navigation cannot reach the app, the shell's screen instead of the browser's or the
-//   balancer's: `offline` when the browser says it has no network, `unavailable` when the
-//   connection failed anyway or a 502, 503 or 504 came without the app's mark (ANSWER_HEADER).
-//   Both are in this script; its one cache holds nothing but which screens were seen.
+//   balancer's: `offline` when the browser says it has no network, or has said so and nothing came
+//   from the network since; `unavailable` when the connection failed anyway or a 502, 503 or 504
+//   came without the app's mark (ANSWER_HEADER). Both are in this script; its one cache holds
+//   nothing but which screens were seen.
 // - Before `unavailable`, one more try, after a short wait (RETRY_WAIT_MS, ±50 % so that a fleet's
 //   visitors do not all come back in the same instant): a GET navigation is safe to send again, and
 //   an instance that just died or a balancer between two instances usually answers the second.
@@ -72,6 +73,13 @@ export function startWorker(scope: WorkerScope, settings: WorkerSettings): void 
   const seenCache = `${cachePrefix}seen`;
   /** Whether seenCache may hold anything: true at every start, so the first navigation looks. */
   let maybeSeen = true;
+  /**
+   * Whether the browser has said it is offline since the network last answered. Once it has, only
+   * an answer says the network is back, not `navigator.onLine` alone: Chromium's reads true again
+   * after the next navigation, in the page and in this worker, while the network is still cut, and
+   * a visitor offline throughout got `unavailable` for the navigation after that.
+   */
+  let offlineSinceAnswer = false;
 
   const isOwn = (name: string) => name.startsWith(cachePrefix);
   const timeOf = (name: string) => Number(name.slice(cachePrefix.length).split('-')[0]);
@@ -114,19 +122,27 @@ export function startWorker(scope: WorkerScope, settings: WorkerSettings): void 
     );
     if (!response) {
       // Offline, no try can succeed: the screen says so at once.
-      if (!scope.navigator.onLine) return screen('offline');
+      if (isOffline()) return screen('offline');
       await new Promise<void>((resolve) => scope.setTimeout(resolve, RETRY_WAIT_MS * (0.5 + Math.random())));
       response = await fromApp(() => scope.fetch(event.request));
-      if (!response) return screen(scope.navigator.onLine ? 'unavailable' : 'offline');
+      if (!response) return screen(isOffline() ? 'offline' : 'unavailable');
     }
     if (maybeSeen) event.waitUntil(sayScreensSeen());
     return response;
+  }
+
+  /** Whether the visitor has no network, as far as the worker can tell (offlineSinceAnswer). */
+  function isOffline(): boolean {
+    if (!scope.navigator.onLine) offlineSinceAnswer = true;
+    return offlineSinceAnswer;
   }
 
   /** The app's answer; null when none came (the connection failed) or a balancer's failure came. */
   async function fromApp(ask: () => Promise<Response>): Promise<Response | null> {
     try {
       const response = await ask();
+      // Any answer, a balancer's 503 too, is the network back: a failure now is the app's.
+      offlineSinceAnswer = false;
       const balancers =
         settings.balancerStatuses.includes(response.status) && !response.headers.has(settings.answerHeader);
       return balancers ? null : response;

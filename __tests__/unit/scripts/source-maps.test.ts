@@ -110,6 +110,27 @@ describe('registerInSdk', () => {
     expect(read(build, 'static/chunks/main-1.js')).toBe('main()');
   });
 
+  it.each([
+    // Next's resolved config of a build with each setting (its required-server-files.json).
+    [{ assetPrefix: '/shop', basePath: '/shop' }, 'https://shop.example/shop/_next/static/chunks/main-1.js'],
+    [{ assetPrefix: '/assets', basePath: '' }, 'https://shop.example/assets/_next/static/chunks/main-1.js'],
+    [{ deploymentId: 'deploy-one' }, 'https://shop.example/_next/static/chunks/main-1.js?dpl=deploy-one'],
+    [
+      { assetPrefix: 'https://cdn.example.com/app' },
+      'https://cdn.example.com/app/_next/static/chunks/main-1.js',
+    ],
+  ])('registers each file under the URL a page of a build with %o asks for it', (assets, url) => {
+    const build = appWith({ 'static/chunks/reporting-abc.js': 'sdk()', 'static/chunks/main-1.js': 'main()' });
+    expect(registerInSdk(build.dist, { 'chunks/main-1.js': 'id-1' }, assets)).toBe(true);
+    const global: Record<string, unknown> = {};
+    new Function(
+      'globalThis',
+      'location',
+      read(build, 'static/chunks/reporting-abc.js').slice('sdk()'.length),
+    )(global, { origin: 'https://shop.example' });
+    expect(global._sentryDebugIds).toEqual({ [`Error\n    at debugId (${url}:1:1)`]: 'id-1' });
+  });
+
   it('says there is none in a build without reporting, and writes nothing', () => {
     expect(registerInSdk(appWith({ 'static/chunks/main-1.js': 'main()' }).dist, {})).toBe(false);
     expect(registerInSdk(appWith({ 'server/x.js': '' }).dist, {})).toBe(false);

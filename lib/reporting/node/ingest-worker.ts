@@ -35,6 +35,13 @@ export interface MessageEnd {
 }
 
 export const ENVELOPE_HEADERS = { 'Content-Type': 'application/x-sentry-envelope' };
+/** What Sentry's security endpoint takes (../tunnel/security-reports.ts): one CSP report. */
+export const SECURITY_REPORT_HEADERS = { 'Content-Type': 'application/csp-report' };
+
+/** The content type an ingest URL takes: a CSP report at the security endpoint, else an envelope. */
+export function bodyHeadersFor(url: URL): Record<string, string> {
+  return url.pathname.endsWith('/security/') ? SECURITY_REPORT_HEADERS : ENVELOPE_HEADERS;
+}
 
 /** What of the ingest's answer is read: its status and rate limits (the SDK), a short body (the tunnel). */
 export function answerOf(upstream: UpstreamAnswer): IngestAnswer {
@@ -51,9 +58,11 @@ export function answerOf(upstream: UpstreamAnswer): IngestAnswer {
  * thread's when no worker runs (unit tests). Rejects as the forwarder does.
  */
 export function sendFromThisThread(url: string, limits: IngestLimits) {
-  const forwarder = createIngestForwarder(new URL(url), limits.connections);
+  const ingest = new URL(url);
+  const forwarder = createIngestForwarder(ingest, limits.connections);
+  const bodyHeaders = bodyHeadersFor(ingest);
   return (body: string | Uint8Array, headers: Record<string, string> = {}): Promise<IngestAnswer> =>
-    forwarder.send(body, { ...headers, ...ENVELOPE_HEADERS }, { timeoutMs: limits.timeoutMs }).then(answerOf);
+    forwarder.send(body, { ...headers, ...bodyHeaders }, { timeoutMs: limits.timeoutMs }).then(answerOf);
 }
 
 /** Sends each envelope that arrives on `port`, and answers on it, a turn's answers at once. Never throws. */

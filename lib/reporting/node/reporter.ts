@@ -1,12 +1,14 @@
 // Server-side error reports: one per error object, with a reference id _error can show. Through
 // Sentry (./sentry-client.ts, loaded only when there is a DSN) or else as one JSON line on stderr.
 // Initialised by instrumentation.ts; reached by everything else through ../server-hook.ts.
+import { noteLogged } from '../../log/logged-errors';
 import { errorFields, log } from '../../log/logger';
 import { recordReport } from '../../metrics/record';
 import { markReported, newEventId, referenceOf } from '../reference';
 import { asRoute, scrubFields, scrubUrl } from '../scrub';
 import { installServerReporter, type ServerErrorContext } from '../server-hook';
 import type { SentrySender } from './sentry-client';
+import { sourceMappedStack } from './source-mapped-stack';
 
 export interface ServerReportingConfig {
   dsn: string | null;
@@ -35,7 +37,7 @@ export function reportServerError(error: unknown, context: ServerErrorContext): 
       sentry(error, id, context, path);
       return id;
     }
-    const { type, message, stack } = errorFields(error);
+    const { type, message, stack, code, cause } = errorFields(error);
     log(
       'error',
       'server.error',
@@ -47,9 +49,17 @@ export function reportServerError(error: unknown, context: ServerErrorContext): 
         ...(path ? { path } : {}),
         type,
         message,
-        ...(stack ? { stack } : {}),
+        // Stryker disable next-line ConditionalExpression: pino leaves a field of undefined out of the line, as one not given.
+        ...(code !== undefined ? { code } : {}),
+        // Where it failed in the sources, and why (a `fetch failed` says why only in its cause):
+        // the one line an operator reads, so Next's own print of the error is left out
+        // (lib/log/console.ts).
+        ...(stack ? { stack: sourceMappedStack(stack) } : {}),
+        ...(cause ? { cause } : {}),
       }),
     );
+    // Next's own prints of it then add no line (lib/log/console.ts).
+    noteLogged(error);
     recordReport('logged');
     return id;
   } catch {

@@ -8,6 +8,8 @@ import { ConfigurationError } from '../../config/configuration-error';
 import { log } from '../../log/logger';
 import { recordQueue } from '../../metrics/record';
 import { type IngestLimits, type IngestSenders } from '../node/ingest-thread';
+import { securityEndpointOf } from '../tunnel/forward';
+import { SECURITY_REPORT_MARK } from '../tunnel/security-reports';
 import { sendFromThisThread } from '../node/ingest-worker';
 import {
   createReportQueue,
@@ -35,6 +37,20 @@ export function ingestUrlOf(dsn: string): string {
   const components = dsnFromString(dsn);
   if (!components) throw new Error('The report queue needs a valid DSN');
   return getEnvelopeEndpointWithUrlEncodedAuth(components);
+}
+
+const isSecurityReport = (headers: Record<string, string>) =>
+  headers['content-type'] === SECURITY_REPORT_MARK['content-type'];
+
+/** The headers sent with an entry: all it was queued with but the mark. */
+function withoutMark(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => name !== 'content-type'));
+}
+
+/** Envelopes to the envelope endpoint; CSP reports, by their mark, to the security endpoint. */
+export function sendByKind(envelopes: IngestSend, securityReports: IngestSend): IngestSend {
+  return (body, headers = {}) =>
+    isSecurityReport(headers) ? securityReports(body, withoutMark(headers)) : envelopes(body, headers);
 }
 
 /** How the queue reaches the ingest: its thread, or this one when there is none. */
@@ -108,7 +124,10 @@ async function storeFor(folder: string | null, checkMs: number): Promise<Envelop
 export async function openReportQueue(settings: QueueSettings): Promise<ReportQueue> {
   const queue = createReportQueue({
     store: await storeFor(settings.folder, settings.folderCheckMs ?? FOLDER_CHECK_MS),
-    send: sendVia(ingestUrlOf(settings.dsn), settings.senders, settings.ingest),
+    send: sendByKind(
+      sendVia(ingestUrlOf(settings.dsn), settings.senders, settings.ingest),
+      sendVia(securityEndpointOf(settings.dsn), settings.senders, settings.ingest),
+    ),
     limits: settings.limits,
     events: {
       queued: (source) => recordQueue('queued', { source }),

@@ -39,6 +39,20 @@ export function createForwarder(dsn: string, maxConnections: number): Forwarder 
   return createIngestForwarder(new URL(getEnvelopeEndpointWithUrlEncodedAuth(components)), maxConnections);
 }
 
+/**
+ * A DSN's security endpoint, where Sentry takes browsers' CSP reports (./security-reports.ts):
+ * the envelope endpoint's base (@sentry/core's getBaseApiEndpoint, which it does not export) and
+ * `security/` for the project, the public key as `sentry_key` (Relay's RequestMeta reads it there).
+ */
+export function securityEndpointOf(dsn: string): string {
+  const components = dsnFromString(dsn);
+  if (!components) throw new Error('The tunnel needs a valid DSN');
+  // Stryker disable next-line StringLiteral: @sentry/core's parser always gives a key (its pattern needs one before the @); the default is for the type.
+  const { protocol, host, port, path, projectId, publicKey = '' } = components;
+  const base = `${protocol}://${host}${port ? `:${port}` : ''}${path ? `/${path}` : ''}/api/`;
+  return `${base}${projectId}/security/?${new URLSearchParams({ sentry_key: publicKey })}`;
+}
+
 /** The same for an ingest's envelope endpoint, as the SDK hands a transport its URL. */
 export function createIngestForwarder(ingestUrl: URL, maxConnections: number): Forwarder {
   const client = ingestUrl.protocol === 'https:' ? https : http;

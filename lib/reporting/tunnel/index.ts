@@ -12,13 +12,24 @@ import { createUploadBudget, readUpload, type UploadLimits } from '../../http/up
 import { errorFields, log } from '../../log/logger';
 import { recordTunnel, statusClass } from '../../metrics/record';
 import type { ReportQueue } from '../queue/queue';
-import { createForwarder, failureReason } from './forward';
+import { createForwarder, createIngestForwarder, failureReason, securityEndpointOf } from './forward';
+import { SECURITY_REPORT_HEADERS } from '../node/ingest-worker';
+import {
+  createReportRate,
+  isSecurityReport,
+  judgeSecurityReports,
+  MAX_BYTES as MAX_SECURITY_REPORT_BYTES,
+  SECURITY_RATE,
+  SECURITY_REPORT_MARK,
+} from './security-reports';
 import {
   admit,
   forwardFailed,
   judge,
   MAX_PASSED_BACK_BODY,
   queueFull,
+  refusedUpload,
+  browserHeaders,
   type Answer,
   type Forward,
   type HangUp,
@@ -72,6 +83,10 @@ export interface TunnelOptions {
    * is away. Without one (tests of the tunnel alone) each is forwarded once, here.
    */
   queue?: ReportQueue;
+  /** How many CSP reports may leave a second, and at once (./security-reports.ts). */
+  securityRate?: { perSecond: number; burst: number };
+  /** The clock of that rate (tests). */
+  now?: () => number;
 }
 
 export interface Tunnel {
@@ -122,6 +137,14 @@ export function createTunnel(options: TunnelOptions): Tunnel {
     maxMs: limits.maxMs,
   };
   const forwarder = createForwarder(dsn, options.upstreamConnections ?? TUNNEL_DEFAULTS.upstreamConnections);
+  // CSP reports (./security-reports.ts): smaller bodies than envelopes, within the same budget, and
+  // a rate of their own. Made on the first report: most processes never see one.
+  const securityLimits: UploadLimits = {
+    ...limits,
+    maxBytes: Math.min(limits.maxBytes, MAX_SECURITY_REPORT_BYTES),
+  };
+  const securityRate = createReportRate(options.securityRate ?? SECURITY_RATE, options.now);
+  let securityForwarder: ReturnType<typeof createIngestForwarder> | null = null;
 
   const matches = (url: string | undefined) =>
     url === path || (url !== undefined && url.startsWith(`${path}?`));
@@ -169,10 +192,70 @@ export function createTunnel(options: TunnelOptions): Tunnel {
     }
   }
 
+  /** One CSP report on its way: through the queue (which keeps it while the ingest is away), or straight. */
+  async function sendSecurityReport(req: IncomingMessage, report: string): Promise<boolean> {
+    const agent = browserHeaders(req);
+    if (options.queue) {
+      const submitted = await options.queue.submit('browser', report, { ...SECURITY_REPORT_MARK, ...agent });
+      if (submitted.kind === 'full') return false;
+      return submitted.kind === 'queued' || submitted.reply.status < 300;
+    }
+    securityForwarder ??= createIngestForwarder(
+      new URL(securityEndpointOf(dsn)),
+      options.upstreamConnections ?? TUNNEL_DEFAULTS.upstreamConnections,
+    );
+    const upstream = await securityForwarder.send(
+      report,
+      { ...agent, ...SECURITY_REPORT_HEADERS },
+      { timeoutMs },
+    );
+    return upstream.status < 300;
+  }
+
+  /**
+   * A browser's CSP violation reports (report-uri's one, or a report-to batch): each checked report
+   * forwarded on its own to Sentry's security endpoint, within the rate. Answered 204 (a browser
+   * reads nothing of it) once each is taken or waits; a fixed refusal otherwise.
+   */
+  async function handleSecurityReports(req: IncomingMessage, res: ServerResponse) {
+    const upload = await readUpload(req, budget, securityLimits);
+    try {
+      const early = refusedUpload(upload);
+      if (early) return respond(req, res, early, discardLimits);
+      if (upload.kind !== 'body') return;
+      const verdict = judgeSecurityReports(req.headers['content-type'], upload.body);
+      if (verdict.kind === 'refused') {
+        recordTunnel('refused', verdict.reason);
+        return sendPlain(res, verdict.status, verdict.message);
+      }
+      // The batch's CSP reports past its bound, or with no directive to file them under: counted, as
+      // every report the tunnel does not send is (the body's bound, 64 KiB, bounds this loop).
+      for (let left = verdict.dropped; left > 0; left -= 1) recordTunnel('refused', 'security_left_out');
+      let taken = 0;
+      for (const report of verdict.reports) {
+        if (!securityRate.take()) {
+          recordTunnel('refused', 'security_rate');
+          continue;
+        }
+        // Stryker disable next-line ArrowFunction: undefined is as falsy as false: the report counts as not taken either way.
+        const sent = await sendSecurityReport(req, report).catch(() => false);
+        recordTunnel(sent ? 'forwarded' : 'upstream_failed', 'security_report');
+        // Stryker disable next-line AssignmentOperator: only whether any was taken is read (taken === 0), and one less than none is not none either.
+        if (sent) taken += 1;
+      }
+      if (taken === 0)
+        return sendPlain(res, 503, 'The report could not be taken now.', { 'Retry-After': '60' });
+      res.writeHead(204, { 'Cache-Control': 'no-store' }).end();
+    } finally {
+      if (upload.kind === 'body') upload.release();
+    }
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse) {
     try {
       const refused = admit(req);
       if (refused) return respond(req, res, refused, discardLimits);
+      if (isSecurityReport(req.headers['content-type'])) return await handleSecurityReports(req, res);
       const upload = await readUpload(req, budget, limits);
       try {
         const verdict = judge(req, upload, dsn);

@@ -67,8 +67,11 @@ export function admit(request: TunnelRequest): Answer | null {
   return null;
 }
 
-/** After the body was read: forward what was checked, or a short, fixed refusal. */
-export function judge(request: TunnelRequest, upload: UploadResult, dsn: string): Verdict {
+/**
+ * A body that did not arrive whole (too large, too slow, no room, the browser gone): its refusal;
+ * null for a body read whole. The same for envelopes and for CSP reports (./security-reports.ts).
+ */
+export function refusedUpload(upload: UploadResult): Answer | HangUp | null {
   // A refusal before the whole body arrived closes the connection: nothing else may follow it.
   const early = { Connection: 'close' };
   switch (upload.kind) {
@@ -84,19 +87,31 @@ export function judge(request: TunnelRequest, upload: UploadResult, dsn: string)
     case 'aborted':
       return { kind: 'hang-up' };
   }
-  // (The one kind left: the body, whole.)
+  return null;
+}
+
+/** After the body was read: forward what was checked, or a short, fixed refusal. */
+export function judge(request: TunnelRequest, upload: UploadResult, dsn: string): Verdict {
+  const refused = refusedUpload(upload);
+  if (refused || upload.kind !== 'body') return refused ?? { kind: 'hang-up' };
   if (upload.body.length === 0) return answer('empty', 400, 'Empty envelope.');
   const checked = checkEnvelope(upload.body, dsn);
   if (!checked.ok) {
     const refusal = REFUSAL_ANSWERS[checked.refusal];
     return answer(checked.refusal.replaceAll('-', '_'), refusal.status, refusal.message);
   }
-  const headers: Record<string, string> = { 'Content-Type': 'application/x-sentry-envelope' };
+  const headers = { 'Content-Type': 'application/x-sentry-envelope', ...browserHeaders(request) };
+  return { kind: 'forward', envelope: checked.envelope, headers };
+}
+
+/** What the ingest is told of the browser (its user agent, cut short), for an envelope or a CSP report. */
+export function browserHeaders(request: TunnelRequest): Record<string, string> {
+  const headers: Record<string, string> = {};
   for (const name of FORWARDED_HEADERS) {
     const value = request.headers[name];
     if (typeof value === 'string') headers[name] = value.slice(0, MAX_FORWARDED_HEADER);
   }
-  return { kind: 'forward', envelope: checked.envelope, headers };
+  return headers;
 }
 
 /** What the browser is told when the ingest could not be asked. */

@@ -1,4 +1,10 @@
-import { isBuildId, MAX_NAME_LENGTH, wantedFile } from '../../../../lib/fleet/names';
+import {
+  isBuildId,
+  MAX_NAME_LENGTH,
+  servedPrefixes,
+  wantedFile,
+  withoutPrefix,
+} from '../../../../lib/fleet/names';
 
 describe('which build file a path asks for', () => {
   it.each([
@@ -16,6 +22,10 @@ describe('which build file a path asks for', () => {
     ],
     ['/_next/static/css/a1b2c3.css', { kind: 'static', file: 'css/a1b2c3.css', build: null }],
     ['/_next/static/media/font.3f4e.woff2', { kind: 'static', file: 'media/font.3f4e.woff2', build: null }],
+    // The older font format, and both spellings of a JPEG an image import keeps.
+    ['/_next/static/media/font.3f4e.woff', { kind: 'static', file: 'media/font.3f4e.woff', build: null }],
+    ['/_next/static/media/photo.9a8b.jpg', { kind: 'static', file: 'media/photo.9a8b.jpg', build: null }],
+    ['/_next/static/media/photo.9a8b.jpeg', { kind: 'static', file: 'media/photo.9a8b.jpeg', build: null }],
     [
       '/_next/static/IzYkSKwDeThygEvDGcOR5/_buildManifest.js',
       { kind: 'static', file: 'IzYkSKwDeThygEvDGcOR5/_buildManifest.js', build: 'IzYkSKwDeThygEvDGcOR5' },
@@ -46,6 +56,9 @@ describe('which build file a path asks for', () => {
     '/_next/static/other/a.js',
     '/_next/static/IzYk/secrets.js',
     '/_next/static/IzYk/deep/_buildManifest.js',
+    // Only the manifest's own name, whole: not one that ends or starts like it.
+    '/_next/static/IzYk/x_buildManifest.js',
+    '/_next/static/IzYk/_buildManifest.js.map',
     '/_next/data/IzYk',
     '/_next/data/IzYk/orders/7',
     '/_next/data/bad$id/index.json',
@@ -98,5 +111,38 @@ describe('which build file a path asks for', () => {
     expect(isBuildId('a'.repeat(65))).toBe(false);
     expect(isBuildId('a/b')).toBe(false);
     expect(isBuildId(7)).toBe(false);
+  });
+});
+
+describe('servedPrefixes and withoutPrefix: build files under basePath or an assetPrefix path', () => {
+  it.each([
+    [undefined, undefined, []],
+    ['/shop', '', ['/shop']],
+    ['', '/assets/', ['/assets']],
+    ['', 'assets', ['/assets']],
+    ['', '/', []],
+    ['/shop', '/shop', ['/shop']],
+    ['/shop', '/shop/assets', ['/shop/assets', '/shop']],
+    ['/a', '/assets', ['/assets', '/a']],
+    // A CDN's URL: Next strips no host, and the CDN asks the app the plain path.
+    ['', 'https://cdn.example.com/assets', []],
+    // Without its scheme too: to a browser, `//cdn.example.com/assets/_next/…` is that host's.
+    ['', '//cdn.example.com/assets', []],
+    // Slashes too many at the end, dropped as where the shell writes its own files' URLs
+    // (lib/config/asset-urls.ts): an old tab asks for its reporting file at `/assets/_next/…`.
+    ['', '/assets//', ['/assets']],
+  ])('basePath %j, assetPrefix %j: %j', (basePath, assetPrefix, prefixes) => {
+    expect(servedPrefixes(basePath, assetPrefix)).toEqual(prefixes);
+  });
+
+  it.each([
+    ['/shop/_next/static/chunks/a.js', '/_next/static/chunks/a.js'],
+    ['/shop/assets/_next/static/chunks/a.js', '/_next/static/chunks/a.js'],
+    ['/_next/static/chunks/a.js', '/_next/static/chunks/a.js'],
+    ['/shopping/_next/static/chunks/a.js', '/shopping/_next/static/chunks/a.js'],
+    ['/shop/x/_next/static/chunks/a.js', '/shop/x/_next/static/chunks/a.js'],
+    ['/shop/_nextx/a.js', '/shop/_nextx/a.js'],
+  ])('%s is read as %s', (pathname, local) => {
+    expect(withoutPrefix(pathname, ['/shop/assets', '/shop'])).toBe(local);
   });
 });

@@ -5,7 +5,13 @@ import http, { type IncomingMessage, type Server, type ServerResponse } from 'no
 import type { AddressInfo } from 'node:net';
 import type { Directory, Peer } from '../../../../lib/fleet/directory';
 import { HOP_HEADER, IDENTITY_PATH } from '../../../../lib/fleet/paths';
-import { createFleet, MAX_BUILDS_ASKED, MISS_KEPT_MS, MISSES_KEPT } from '../../../../lib/fleet/stage';
+import {
+  createFleet,
+  type FleetOptions,
+  MAX_BUILDS_ASKED,
+  MISS_KEPT_MS,
+  MISSES_KEPT,
+} from '../../../../lib/fleet/stage';
 import { recorderSlot } from '../../../../lib/metrics/record';
 import { recorderWith } from '../../../support/recorder';
 
@@ -54,7 +60,7 @@ function stubDirectory(initial: Partial<{ peers: Peer[]; leftOut: number; known:
   return { directory, state, calls, changeFleet: () => (generation += 1) };
 }
 
-function fleetOn(directory: Directory, timeoutMs = 1000) {
+function fleetOn(directory: Directory, timeoutMs = 1000, options: Partial<FleetOptions> = {}) {
   return createFleet({
     sources: [],
     self: SELF,
@@ -62,6 +68,7 @@ function fleetOn(directory: Directory, timeoutMs = 1000) {
     timeoutMs,
     directory,
     now: () => clock,
+    ...options,
   });
 }
 
@@ -69,12 +76,18 @@ function fleetOn(directory: Directory, timeoutMs = 1000) {
 function exchange(path: string, method = 'GET', headers: Record<string, string> = {}) {
   const answer = { status: 0, headers: {} as Record<string, unknown>, body: '', destroyed: false };
   const req = { method, url: path, headers } as unknown as IncomingMessage;
+  const set: Record<string, unknown> = {};
   const fake = {
     headersSent: false,
     destroyed: false,
+    hasHeader: (name: string) => name.toLowerCase() in set,
+    setHeader(name: string, value: unknown) {
+      set[name.toLowerCase()] = value;
+      return fake;
+    },
     writeHead(status: number, headers: Record<string, unknown>) {
       answer.status = status;
-      answer.headers = headers;
+      answer.headers = { ...set, ...headers };
       fake.headersSent = true;
       return fake;
     },
@@ -381,4 +394,105 @@ it('stops the directory when it stops', () => {
   const stub = stubDirectory();
   fleetOn(stub.directory).stop();
   expect(stub.calls.stop).toBe(1);
+});
+
+describe('builds with a deploymentId (Next’s skew protection), which share one build id', () => {
+  // Next's constant build id for every deploymentId build (node_modules/next/dist/build/index.js).
+  const NEXT_ID = 'build-TfctsWXpff2fKS';
+  const MANIFEST = `/_next/static/${NEXT_ID}/_buildManifest.js`;
+  const DATA = `/_next/data/${NEXT_ID}/orders.json`;
+  const deploymentFleet = (stub: ReturnType<typeof stubDirectory>, options: Partial<FleetOptions> = {}) =>
+    fleetOn(stub.directory, 1000, {
+      self: { build: 'deployTwo', instance: 'instanceSelf' },
+      buildId: NEXT_ID,
+      ownFiles: new Set([`${NEXT_ID}/_buildManifest.js`, 'chunks/own-1.js']),
+      ...options,
+    });
+  /** Whether the stage takes `url` (path and query), and which builds it asked the directory for. */
+  function decide(
+    fleet: ReturnType<typeof fleetOn>,
+    stub: ReturnType<typeof stubDirectory>,
+    url: string,
+    headers = {},
+  ) {
+    const { req, res } = exchange(url, 'GET', headers);
+    const taken = fleet.take(req, res, url.split('?')[0]!, () => {});
+    return { taken, asked: stub.calls.candidates };
+  }
+
+  it.each([
+    ['its own manifest, named by its own deployment', `${MANIFEST}?dpl=deployTwo`, {}],
+    ['its own manifest, named by none', MANIFEST, {}],
+    ['its own manifest, named by a malformed one', `${MANIFEST}?dpl=..%2Fx`, {}],
+    [
+      'a chunk it has, named by another deployment: the same bytes',
+      '/_next/static/chunks/own-1.js?dpl=deployOne',
+      {},
+    ],
+    ['its own data, named by its own deployment', DATA, { 'x-deployment-id': 'deployTwo' }],
+    ['data of Next’s build id, named by no deployment', DATA, {}],
+    ['data with `dpl` in its query only: Next names data by the header', `${DATA}?dpl=deployOne`, {}],
+  ])('leaves %s to Next (%s)', (_, url, headers) => {
+    const stub = stubDirectory({ known: ['deployOne'] });
+    expect(decide(deploymentFleet(stub), stub, url, headers)).toEqual({ taken: false, asked: [] });
+  });
+
+  it.each([
+    ['the manifest of the same name', `${MANIFEST}?dpl=deployOne`, {}],
+    ['the manifest, `dpl` among other parameters', `${MANIFEST}?v=1&dpl=deployOne`, {}],
+    [
+      'a chunk it lacks: that build only, not every other',
+      '/_next/static/chunks/gone-1.js?dpl=deployOne',
+      {},
+    ],
+    ['a page’s data', DATA, { 'x-deployment-id': 'deployOne' }],
+  ])('asks the build another deployment id names for %s (%s)', (_, url, headers) => {
+    const stub = stubDirectory({ known: ['deployOne'] });
+    expect(decide(deploymentFleet(stub), stub, url, headers)).toEqual({ taken: true, asked: ['deployOne'] });
+  });
+
+  it('remembers a miss of one deployment’s manifest, not of another’s under the same name', async () => {
+    const fleet = deploymentFleet(stubDirectory({ known: ['deployOne', 'deployZero'] }));
+    for (const url of [
+      `${MANIFEST}?dpl=deployOne`,
+      `${MANIFEST}?dpl=deployZero`,
+      `${MANIFEST}?dpl=deployOne`,
+    ]) {
+      const { req, res } = exchange(url);
+      await new Promise<void>((resolve) => fleet.take(req, res, MANIFEST, resolve) || resolve());
+    }
+    expect(counted).toEqual(['static missing', 'static missing', 'static remembered']);
+  });
+
+  it('streams the manifest from the peer of that deployment, asked without the query', async () => {
+    const old = await loopbackPeer((_, res) =>
+      res.writeHead(200, { 'content-type': 'text/javascript' }).end('old'),
+    );
+    old.peer.identity = { build: 'deployOne', instance: 'instanceOld' };
+    const fleet = deploymentFleet(stubDirectory({ peers: [old.peer], known: ['deployOne'] }));
+    const answer = await get(`${await serving(fleet)}${MANIFEST}?dpl=deployOne`);
+    expect(answer).toEqual({ status: 200, body: 'old' });
+    expect(old.asked.map((req) => [req.url, req.headers['x-deployment-id']])).toEqual([
+      [MANIFEST, undefined],
+    ]);
+  });
+});
+
+describe('build files under basePath or an assetPrefix path', () => {
+  it.each([
+    ['/shop/_next/static/chunks/gone-1.js', [null]],
+    ['/assets/_next/static/chunks/gone-1.js', [null]],
+    ['/shop/_next/data/buildOld/orders.json', ['buildOld']],
+    ['/shop/_next/static/chunks/own-1.js', []],
+    ['/elsewhere/_next/static/chunks/gone-1.js', []],
+  ])('%s: asked for %j', (path, asked) => {
+    const stub = stubDirectory({ known: ['buildOld'] });
+    const fleet = fleetOn(stub.directory, 1000, {
+      prefixes: ['/assets', '/shop'],
+      ownFiles: new Set(['chunks/own-1.js']),
+    });
+    const { req, res } = exchange(path);
+    expect(fleet.take(req, res, path, () => {})).toBe(asked.length > 0);
+    expect(stub.calls.candidates).toEqual(asked);
+  });
 });

@@ -1,6 +1,6 @@
-import type { ServerResponse } from 'node:http';
+import { IncomingMessage, ServerResponse } from 'node:http';
 import { Duplex, PassThrough } from 'node:stream';
-import { createServer, connect, type AddressInfo } from 'node:net';
+import { createServer, connect, type AddressInfo, Socket } from 'node:net';
 import { once } from 'node:events';
 import {
   plainResponseBytes,
@@ -141,5 +141,24 @@ describe('plain answers never throw', () => {
     const writeHead = jest.fn();
     sendPlain({ headersSent: false, destroyed: true, writeHead } as unknown as ServerResponse, 400, 'x');
     expect(writeHead).not.toHaveBeenCalled();
+  });
+});
+
+describe('sendPlain on a response the pipeline set headers on', () => {
+  const response = () => new ServerResponse(new IncomingMessage(new Socket()));
+
+  it('sets the security headers a response has none of, and replaces none it has', () => {
+    const bare = response();
+    sendPlain(bare, 405, 'Use POST.');
+    for (const [name, value] of Object.entries(securityHeaders())) expect(bare.getHeader(name)).toBe(value);
+    const chosen = response();
+    // The API's set, or a product's own value: either stays.
+    chosen.setHeader('Content-Security-Policy', "default-src 'none'");
+    chosen.setHeader('X-Frame-Options', 'SAMEORIGIN');
+    sendPlain(chosen, 405, 'Use POST.', { Allow: 'POST' });
+    expect(chosen.getHeader('content-security-policy')).toBe("default-src 'none'");
+    expect(chosen.getHeader('x-frame-options')).toBe('SAMEORIGIN');
+    expect(chosen.getHeader('allow')).toBe('POST');
+    expect(chosen.getHeader('content-type')).toBe('text/plain; charset=utf-8');
   });
 });

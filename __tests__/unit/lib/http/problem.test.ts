@@ -1,6 +1,8 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, IncomingMessage, type Server, ServerResponse } from 'node:http';
+import { type AddressInfo, Socket } from 'node:net';
 import { PROBLEM_CONTENT_TYPE, sendProblem } from '../../../../lib/http/problem';
+import { applyProductHeaders } from '../../../../lib/http/product-headers';
+import { securityHeaders } from '../../../../lib/http/security-headers';
 
 let server: Server;
 let base: string;
@@ -42,5 +44,30 @@ describe('sendProblem', () => {
     expect(head.status).toBe(404);
     expect(await head.text()).toBe('');
     expect(head.headers.get('content-length')).toBe(get.headers.get('content-length'));
+  });
+});
+
+describe("sendProblem and a product's own headers", () => {
+  const API_CSP = "default-src 'none'; frame-ancestors 'none'";
+
+  it("replaces a page's security headers with the API's, set before the head", () => {
+    const res = new ServerResponse(new IncomingMessage(new Socket()));
+    res.setHeader('Content-Security-Policy', securityHeaders()['Content-Security-Policy']);
+    sendProblem(res, 404, 'No API route answers this path.');
+    expect(res.getHeader('content-security-policy')).toBe(API_CSP);
+    expect(res.getHeader('x-frame-options')).toBe('DENY');
+  });
+
+  // The API 404 a product's CSP was replaced on: its headers, set as the head is written, win.
+  it('leaves a product header of the same name in place of its default', () => {
+    const req = new IncomingMessage(new Socket());
+    const res = new ServerResponse(req);
+    const product = { 'Content-Security-Policy': "default-src 'none'; sandbox", 'Cache-Control': 'public' };
+    applyProductHeaders(() => product, req, res, '/api/missing');
+    sendProblem(res, 404, 'No API route answers this path.');
+    expect(res.getHeader('content-security-policy')).toBe("default-src 'none'; sandbox");
+    // The answer's own headers stay its own, as a route's do under Next.
+    expect(res.getHeader('cache-control')).toBe('no-store');
+    expect(res.getHeader('content-type')).toBe(PROBLEM_CONTENT_TYPE);
   });
 });

@@ -75,6 +75,11 @@ describe('boundQuery', () => {
       url: '/api/healthz?a=1',
       path: '/api/healthz',
     });
+    // A path that only ends as a probe's is not one: its query is counted as any other's.
+    expect(boundQuery(`/docs/api/health?${'a&'.repeat(QUERY_MAX_PARAMS + 1)}`)).toEqual({
+      kind: 'too-many',
+      path: '/docs/api/health',
+    });
   });
 });
 

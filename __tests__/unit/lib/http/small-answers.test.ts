@@ -12,11 +12,18 @@ function fakeResponse(prior?: { headersSent?: boolean; destroyed?: boolean }) {
     shouldKeepAlive: true,
     status: 0,
     headers: {} as Record<string, unknown>,
+    /** What setHeader set, by name as given (Node keeps them until writeHead merges its own over them). */
+    set: {} as Record<string, unknown>,
     body: undefined as unknown,
     ended: false,
+    setHeader(name: string, value: unknown) {
+      res.set[name] = value;
+      return res;
+    },
+    hasHeader: (name: string) => Object.keys(res.set).some((set) => set.toLowerCase() === name.toLowerCase()),
     writeHead(status: number, headers: Record<string, unknown> = {}) {
       res.status = status;
-      res.headers = headers;
+      res.headers = { ...res.set, ...headers };
       return res;
     },
     end(body?: unknown) {

@@ -1,5 +1,11 @@
 import type { IncomingMessage } from 'node:http';
-import { methodLabel, nextRoute, ROUTES } from '../../../../lib/metrics/http-route';
+import {
+  followNextMatch,
+  matchedPage,
+  methodLabel,
+  nextRoute,
+  ROUTES,
+} from '../../../../lib/metrics/http-route';
 
 const PUBLIC = new Set(['/favicon.ico', '/robots.txt']);
 
@@ -49,6 +55,132 @@ describe('the route of a request Next answered', () => {
 
   it('ignores a match of the wrong shape', () => {
     expect(nextRoute(handled({ match: { definition: { page: 42 } } }), 404, '/x', PUBLIC)).toBe('/404');
+  });
+});
+
+/** What Next's addRequestMeta does (next/dist/server/request-meta.js), on the object it finds. */
+function addRequestMeta(req: IncomingMessage, key: string, value: unknown): void {
+  const holder = req as unknown as Record<symbol, Record<string, unknown> | undefined>;
+  const meta = holder[META] ?? {};
+  meta[key] = value;
+  holder[META] = meta;
+}
+const META = Symbol.for('NextInternalRequestMeta');
+const matchOf = (page: string) => ({ definition: { page, pathname: page }, params: {} });
+
+describe('the page a request matched before Next rendered its error page', () => {
+  const followed = () => {
+    const req = {} as IncomingMessage;
+    followNextMatch(req);
+    return req;
+  };
+
+  it('is the failed page’s pattern, not /_error, for a 500', () => {
+    const req = followed();
+    addRequestMeta(req, 'invokePath', '/products/7');
+    addRequestMeta(req, 'match', matchOf('/products/[id]'));
+    addRequestMeta(req, 'match', matchOf('/_error'));
+    expect(matchedPage(req)).toBe('/products/[id]');
+    expect(nextRoute(req, 500, '/products/7', PUBLIC)).toBe('/products/[id]');
+    // Next still reads back the match it wrote last.
+    expect((req as unknown as Record<symbol, { match: unknown }>)[META]!.match).toEqual(matchOf('/_error'));
+  });
+
+  it('is the page’s pattern, not /404, for its notFound, and not /500 for a custom 500 page', () => {
+    const req = followed();
+    addRequestMeta(req, 'match', matchOf('/blog/[slug]'));
+    addRequestMeta(req, 'match', matchOf('/404'));
+    expect(nextRoute(req, 404, '/blog/gone', PUBLIC)).toBe('/blog/[slug]');
+    const other = followed();
+    addRequestMeta(other, 'match', matchOf('/broken'));
+    addRequestMeta(other, 'match', matchOf('/500'));
+    expect(nextRoute(other, 500, '/broken', PUBLIC)).toBe('/broken');
+  });
+
+  it('is the last page matched that is not an error page', () => {
+    const req = followed();
+    addRequestMeta(req, 'match', matchOf('/a'));
+    addRequestMeta(req, 'match', matchOf('/b'));
+    addRequestMeta(req, 'match', { definition: { page: 42 } });
+    addRequestMeta(req, 'match', undefined);
+    expect(matchedPage(req)).toBe('/b');
+  });
+
+  it('is none for an unknown path, whose only match is the 404 page', () => {
+    const req = followed();
+    addRequestMeta(req, 'invokePath', '/404');
+    addRequestMeta(req, 'match', matchOf('/404'));
+    expect(matchedPage(req)).toBeUndefined();
+    expect(nextRoute(req, 404, '/no/such/page', PUBLIC)).toBe('/404');
+  });
+
+  it('is forgotten when Next routes the request again (fallback: false, unknown to the page)', () => {
+    const req = followed();
+    addRequestMeta(req, 'invokePath', '/blog/unknown');
+    addRequestMeta(req, 'match', matchOf('/blog/[slug]'));
+    addRequestMeta(req, 'invokePath', '/404');
+    expect((req as unknown as Record<symbol, { invokePath: unknown }>)[META]!.invokePath).toBe('/404');
+    addRequestMeta(req, 'match', matchOf('/404'));
+    expect(nextRoute(req, 404, '/blog/unknown', PUBLIC)).toBe('/404');
+  });
+
+  it('is kept on the request when Next moves to a copy of its meta (an API route)', () => {
+    const req = followed();
+    addRequestMeta(req, 'match', matchOf('/api/fails'));
+    const holder = req as unknown as Record<symbol, Record<string, unknown>>;
+    // Next's copy carries what was set (enumerable accessors).
+    expect({ ...holder[META] }.match).toEqual(matchOf('/api/fails'));
+    holder[META] = { ...holder[META], match: matchOf('/_error') };
+    expect(holder[META]!.match).toEqual(matchOf('/_error'));
+    expect(nextRoute(req, 500, '/api/fails', PUBLIC)).toBe('/api/fails');
+  });
+
+  it('lets Next remove its match (removeRequestMeta), in strict code', () => {
+    const req = followed();
+    addRequestMeta(req, 'match', matchOf('/products/[id]'));
+    const meta = (req as unknown as Record<symbol, Record<string, unknown>>)[META]!;
+    expect(delete meta.match).toBe(true);
+    expect(meta.match).toBeUndefined();
+    addRequestMeta(req, 'match', matchOf('/_error'));
+    expect(nextRoute(req, 500, '/products/7', PUBLIC)).toBe('/products/[id]');
+  });
+
+  it("names the error page Next invoked from Next's copy of its meta too", () => {
+    const req = followed();
+    addRequestMeta(req, 'invokePath', '/500');
+    const holder = req as unknown as Record<symbol, Record<string, unknown>>;
+    // As for an API route: Next gives its handler a copy of its meta, which the request then carries.
+    holder[META] = { ...holder[META] };
+    expect(holder[META]!.invokePath).toBe('/500');
+    expect(nextRoute(req, 500, '/orders/3', PUBLIC)).toBe('/500');
+  });
+
+  it('lets Next remove the path it invoked (removeRequestMeta), in strict code', () => {
+    const req = followed();
+    addRequestMeta(req, 'invokePath', '/500');
+    const meta = (req as unknown as Record<symbol, Record<string, unknown>>)[META]!;
+    // Next removes no invokePath today; its removeRequestMeta deletes any key it is given.
+    expect(delete meta.invokePath).toBe(true);
+    expect(meta.invokePath).toBeUndefined();
+    expect(nextRoute(req, 200, '/robots.txt', PUBLIC)).toBe('/robots.txt');
+  });
+
+  it('leaves a meta object some other code made before alone', () => {
+    const req = handled({ match: matchOf('/x') });
+    const before = (req as unknown as Record<symbol, unknown>)[META];
+    followNextMatch(req);
+    expect((req as unknown as Record<symbol, unknown>)[META]).toBe(before);
+    expect(matchedPage(req)).toBeUndefined();
+  });
+
+  it('never throws for a request that refuses properties', () => {
+    const frozen = Object.freeze({}) as IncomingMessage;
+    expect(() => followNextMatch(frozen)).not.toThrow();
+    expect(matchedPage(frozen)).toBeUndefined();
+  });
+
+  it('is none for a request never followed', () => {
+    expect(matchedPage(handled({ match: matchOf('/x') }))).toBeUndefined();
   });
 });
 

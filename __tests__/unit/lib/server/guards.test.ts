@@ -27,12 +27,18 @@ function fakeResponse() {
     status: 0,
     statusCode: 200,
     headers: {} as Record<string, string>,
+    /** What setHeader set, merged under writeHead's own as Node does. */
+    set: {} as Record<string, string>,
     body: '',
     headersSent: false,
     destroyed: false,
+    setHeader(name: string, value: string) {
+      res.set[name] = value;
+    },
+    hasHeader: (name: string) => name in res.set,
     writeHead(status: number, headers: Record<string, string>) {
       res.status = status;
-      res.headers = headers;
+      res.headers = { ...res.set, ...headers };
       res.headersSent = true;
     },
     end(body = '') {

@@ -13,6 +13,8 @@ import { sendRaw } from '../../../support/raw-http';
 import { PIPELINE_SETTINGS } from '../../../support/pipeline-settings';
 import { until } from '../../../support/until';
 
+const NEXT_META = Symbol.for('NextInternalRequestMeta');
+
 let pipeline: Pipeline;
 let port: number;
 let nextSaw: string[];
@@ -27,6 +29,14 @@ const fakeNext: NextStage = {
   handle: (req: IncomingMessage, res: ServerResponse) => {
     if (nextFails) return Promise.reject(nextFails);
     nextSaw.push(req.url ?? '');
+    if (req.url === '/products/7') {
+      // As Next does for a page that fails: its match, then the error page's, then a 500.
+      const meta = (req as unknown as Record<symbol, Record<string, unknown>>)[NEXT_META] ?? {};
+      meta.match = { definition: { page: '/products/[id]' } };
+      meta.match = { definition: { page: '/_error' } };
+      (req as unknown as Record<symbol, unknown>)[NEXT_META] = meta;
+      res.statusCode = 500;
+    }
     if (req.url === '/hold') {
       held.push(res);
       return Promise.resolve();
@@ -270,6 +280,13 @@ describe('the server pipeline', () => {
     expect(await timedRoutes()).toEqual(['(refused) 400', '(refused) 414', '/404 404', '/t3st 200']);
   });
 
+  it('times and logs a page Next answered with its error page under the page’s route', async () => {
+    await get('/products/7');
+    await until(() => requestLines().length === 1);
+    expect(await timedRoutes()).toEqual(['/products/[id] 500']);
+    expect(requestLines()).toEqual([expect.objectContaining({ route: '/products/[id]', status: 500 })]);
+  });
+
   it('sends a request for another build’s reporting file to this build’s, uncached, before Next', async () => {
     const answer = await get('/_next/static/chunks/reporting-old.js?v=1');
     expect(answer.status).toBe(307);
@@ -304,5 +321,118 @@ describe('the server pipeline', () => {
     } finally {
       socket.destroy();
     }
+  });
+});
+
+describe("the product's headers() in the pipeline", () => {
+  let withRules: Pipeline;
+  let rulesPort: number;
+
+  beforeEach(async () => {
+    withRules = createPipeline({
+      settings: PIPELINE_SETTINGS,
+      dev: false,
+      next: {
+        ...fakeNext,
+        handle: (req, res) => {
+          if (req.url === '/decided-missing') {
+            // As Next's router marks a 404 it decides (lib/server/restyle-not-found.ts).
+            (req as unknown as Record<symbol, unknown>)[NEXT_META] = { invokePath: '/404' };
+            res.statusCode = 404;
+          }
+          res.end('from next');
+          return Promise.resolve();
+        },
+      },
+      tunnel: fakeTunnel,
+      observer: createRequestObserver({
+        duration: () => null,
+        publicFiles: new Set(),
+        quietRoutes: new Set(),
+      }),
+      notFound: notFoundStage({
+        documents: new Map([['en', Buffer.from('Page not found')]]),
+        isUnknown: (path) => path === '/api/nope',
+        compress: false,
+      }),
+      productHeaders: () => ({ 'x-product-team': 'storefront', 'X-Frame-Options': 'SAMEORIGIN' }),
+    });
+    await new Promise<void>((resolve) => withRules.server.listen(0, '127.0.0.1', resolve));
+    rulesPort = (withRules.server.address() as AddressInfo).port;
+  });
+
+  afterEach(async () => {
+    withRules.server.closeAllConnections();
+    await new Promise((resolve) => withRules.server.close(resolve));
+  });
+
+  const ask = (target: string) =>
+    sendRaw(rulesPort, `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+
+  it.each([
+    ['the tunnel', '/t3st'],
+    ['a path surely unknown', '/api/nope'],
+    ['a 404 Next decided, in the shell’s words', '/decided-missing'],
+    ['the 414', `/?${Array.from({ length: 1001 }, (_, at) => `p${at}=1`).join('&')}`],
+  ])('sets them on %s, over the shell’s default of the same name', async (_what, target) => {
+    const { headers } = await ask(target);
+    expect(headers['x-product-team']).toEqual(['storefront']);
+    expect(headers['x-frame-options']).toEqual(['SAMEORIGIN']);
+  });
+
+  it('leaves them to Next where Next answers (it sets them itself)', async () => {
+    const { body, headers } = await ask('/about');
+    expect(body).toBe('from next');
+    expect(headers['x-product-team']).toBeUndefined();
+    expect(headers['x-frame-options']).toEqual(['DENY']);
+  });
+
+  it("names the tunnel in a page's policy, when there is one", async () => {
+    const { headers } = await ask('/about');
+    expect(String(headers['content-security-policy'])).toMatch(/; report-uri \/t3st; report-to csp$/);
+    expect(headers['reporting-endpoints']).toEqual(['csp="/t3st"']);
+  });
+});
+
+describe('the pipeline under `npm run dev`', () => {
+  it('gives each page answer a script nonce in its policy, and hands Next the same policy', async () => {
+    /** The policy each request carried when it reached Next. */
+    const policiesSeen: (string | undefined)[] = [];
+    const dev = createPipeline({
+      settings: PIPELINE_SETTINGS,
+      dev: true,
+      next: {
+        ...fakeNext,
+        handle: (req, res) => {
+          policiesSeen.push(req.headers['content-security-policy'] as string | undefined);
+          res.end('from next');
+          return Promise.resolve();
+        },
+      },
+      tunnel: fakeTunnel,
+      observer: createRequestObserver({
+        duration: () => null,
+        publicFiles: new Set(),
+        quietRoutes: new Set(),
+      }),
+    });
+    await new Promise<void>((resolve) => dev.server.listen(0, '127.0.0.1', resolve));
+    const devPort = (dev.server.address() as AddressInfo).port;
+    try {
+      const page = await sendRaw(devPort, 'GET /orders HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      const policy = page.headers['content-security-policy']?.[0];
+      expect(policy).toMatch(/script-src 'self' 'unsafe-eval' 'nonce-[A-Za-z0-9+/]{22}=='/);
+      // The rest of the policy as the pipeline chose it: its reports still go to the tunnel.
+      expect(policy).toMatch(/; report-uri \/t3st; report-to csp$/);
+      expect(policiesSeen).toEqual([policy]);
+    } finally {
+      dev.server.closeAllConnections();
+      await new Promise((resolve) => dev.server.close(resolve));
+    }
+  });
+
+  it('gives none in production', async () => {
+    const page = await get('/orders');
+    expect(page.headers['content-security-policy']?.[0]).not.toContain('nonce');
   });
 });

@@ -22,6 +22,20 @@ function buildFolder(buildId: string, withFile = true, withTracing = false) {
 }
 
 describe('a request for another build’s reporting file', () => {
+  it.each([
+    [{ basePath: '/shop', assetPrefix: '/shop' }, '/shop/_next/static/chunks/reporting-new_Build-1.js'],
+    [{ assetPrefix: '/assets' }, '/assets/_next/static/chunks/reporting-new_Build-1.js'],
+    [{ deploymentId: 'deploy-one' }, '/_next/static/chunks/reporting-new_Build-1.js?dpl=deploy-one'],
+  ])('of a build with %o: asked and sent as Next asks for build files', (config, target) => {
+    buildFolder('new_Build-1');
+    writeFileSync(path.join(root, '.next/required-server-files.json'), JSON.stringify({ config }));
+    const redirect = reportingFileRedirect(root, '.next')!;
+    const asked = target.replace('new_Build-1', 'oldBuild_2').split('?')[0]!;
+    expect(redirect(asked)).toBe(target);
+    // This build's own file, under the same prefix, is Next's to serve.
+    expect(redirect(target.split('?')[0]!)).toBeNull();
+  });
+
   it('is sent to this build’s file', () => {
     buildFolder('new_Build-1');
     const redirect = reportingFileRedirect(root, '.next')!;

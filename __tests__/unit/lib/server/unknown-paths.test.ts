@@ -67,7 +67,7 @@ describe('unknownPathTest: the paths the shell is certain Next answers with its 
     expect(isUnknown(pathname)).toBe(false);
   });
 
-  it('leaves what a rule of next.config could match to Next: redirects, headers, rewrites', () => {
+  it('leaves what a rule of next.config could answer to Next: redirects, rewrites', () => {
     const withRules = unknownPathTest(
       {
         ...MANIFEST,
@@ -78,8 +78,22 @@ describe('unknownPathTest: the paths the shell is certain Next answers with its 
       false,
       new Set(),
     )!;
-    for (const pathname of ['/old', '/headed', '/before', '/after']) expect(withRules(pathname)).toBe(false);
+    for (const pathname of ['/old', '/before', '/after']) expect(withRules(pathname)).toBe(false);
     expect(withRules('/other')).toBe(true);
+  });
+
+  // A headers() rule answers nothing: the shell sets its headers on its own 404 (lib/http/product-headers.ts).
+  it('answers a path only a headers() rule matches, a catch-all one too', () => {
+    const headed = unknownPathTest(
+      {
+        ...MANIFEST,
+        headers: [{ regex: '^/headed(?:/)?$' }, { regex: '^(?:/((?:[^/]+?)(?:/(?:[^/]+?))*))?(?:/)?$' }],
+      },
+      false,
+      new Set(),
+    )!;
+    expect(headed('/headed')).toBe(true);
+    expect(headed('/other')).toBe(true);
   });
 
   it("leaves to Next what trailingSlash's redirect matches (a public file with no extension)", () => {

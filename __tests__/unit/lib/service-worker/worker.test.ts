@@ -149,6 +149,63 @@ describe('a navigation', () => {
     });
   });
 
+  describe('offline or unavailable: once the browser has said offline, only an answer from the network says it is back', () => {
+    const failed = () => Promise.reject(new TypeError('Failed to fetch'));
+    /** A worker that has shown the offline screen, after which navigator.onLine reads true again. */
+    async function offlineOnce() {
+      const worker = started({}, { online: false });
+      worker.network.mockImplementation(failed);
+      expect(await (await worker.navigate({ url: PAGE }))?.text()).toBe(SETTINGS.screens.offline);
+      worker.scope.navigator.onLine = true;
+      worker.network.mockClear();
+      return worker;
+    }
+
+    it('no answer while navigator.onLine reads true again: still the offline screen, at once, nothing sent again', async () => {
+      const worker = await offlineOnce();
+      const screen = await worker.navigate({ url: 'http://127.0.0.1/orders/never-visited' });
+      expect(await screen?.text()).toBe(SETTINGS.screens.offline);
+      expect(worker.network).toHaveBeenCalledTimes(1);
+      expect(worker.waits).toEqual([]);
+    });
+
+    it('the browser said offline only at the second try: later failures are offline too', async () => {
+      const worker = started();
+      worker.network.mockImplementationOnce(failed).mockImplementationOnce(async () => {
+        worker.scope.navigator.onLine = false;
+        throw new TypeError('Failed to fetch');
+      });
+      worker.network.mockImplementation(failed);
+      expect(await (await worker.navigate({ url: PAGE }))?.text()).toBe(SETTINGS.screens.offline);
+      worker.scope.navigator.onLine = true;
+      expect(await (await worker.navigate({ url: PAGE }))?.text()).toBe(SETTINGS.screens.offline);
+      expect(worker.waits).toHaveLength(1);
+    });
+
+    it('the app answered since (through the preload): a failure is the app’s again, tried once more, then unavailable', async () => {
+      const worker = await offlineOnce();
+      const page = ours(200);
+      expect(await worker.navigate({ url: PAGE, preload: Promise.resolve(page) })).toBe(page);
+      expect(await (await worker.navigate({ url: PAGE }))?.text()).toBe(SETTINGS.screens.unavailable);
+      expect(worker.waits).toHaveLength(1);
+    });
+
+    it('a balancer answered since (the network is back, the app is not): unavailable, even when the second try gets no answer', async () => {
+      const worker = await offlineOnce();
+      worker.network.mockResolvedValueOnce(balancers(503)).mockImplementationOnce(failed);
+      expect(await (await worker.navigate({ url: PAGE }))?.text()).toBe(SETTINGS.screens.unavailable);
+      expect(worker.network).toHaveBeenCalledTimes(2);
+    });
+
+    it('any other answer since, a proxy’s own included: the network is back', async () => {
+      const worker = await offlineOnce();
+      const proxys = balancers(403);
+      worker.network.mockResolvedValueOnce(proxys);
+      expect(await worker.navigate({ url: PAGE })).toBe(proxys);
+      expect(await (await worker.navigate({ url: PAGE }))?.text()).toBe(SETTINGS.screens.unavailable);
+    });
+  });
+
   it('uses the navigation preload answer when there is one, and asks the network only when there is not', async () => {
     const worker = started();
     const preloaded = ours(200);
@@ -186,7 +243,9 @@ describe('screens seen', () => {
     worker.network.mockRejectedValue(new TypeError('offline'));
     await worker.navigate({ url: PAGE });
     await worker.navigate({ url: PAGE });
+    // Back online, but not the app: its balancer answers (an answer, so unavailable, not offline).
     worker.scope.navigator.onLine = true;
+    worker.network.mockResolvedValue(balancers(503));
     await worker.navigate({ url: PAGE });
     worker.network.mockResolvedValue(ours(200));
     await worker.navigate({ url: PAGE });

@@ -1,6 +1,7 @@
 // Server-side reporting with a DSN: the report goes to Sentry (the stand-in ingest here), with the
 // reference id _error shows, and no JSON line is written in its place.
 import { lifecycleState, resetLifecycle } from '../../../../../lib/lifecycle/state';
+import { wasLogged } from '../../../../../lib/log/logged-errors';
 import { initServerReporting, reportServerError } from '../../../../../lib/reporting/node/reporter';
 import { type Ingest, startIngest } from '../../../../support/ingest';
 import { freePort } from '../../../../support/server';
@@ -25,7 +26,8 @@ afterAll(async () => {
 it('sends the report to Sentry with its reference, and writes no line in its place', async () => {
   const stderr = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
   try {
-    const id = reportServerError(new Error('database down'), {
+    const error = new Error('database down');
+    const id = reportServerError(error, {
       route: '/orders/[id]',
       method: 'GET',
       status: 500,
@@ -38,6 +40,8 @@ it('sends the report to Sentry with its reference, and writes no line in its pla
     });
     expect(event!.event_id).toBe(id);
     expect(String(stderr.mock.calls)).not.toContain('server.error');
+    // No line of its own: Next's print of it stays the process's own record (lib/log/console.ts).
+    expect(wasLogged(error)).toBe(false);
   } finally {
     stderr.mockRestore();
   }

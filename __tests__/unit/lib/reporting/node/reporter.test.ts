@@ -1,6 +1,11 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { wasLogged } from '../../../../../lib/log/logged-errors';
 import { referenceOf } from '../../../../../lib/reporting/reference';
 import { initServerReporting, reportServerError } from '../../../../../lib/reporting/node/reporter';
 import { reportThroughServerHook } from '../../../../../lib/reporting/server-hook';
+import { forgetMaps, serverMapsSlot } from '../../../../../lib/reporting/node/source-mapped-stack';
 
 let lines: string[];
 
@@ -52,8 +57,16 @@ describe('server reporting without a DSN', () => {
   });
 
   it('does not report statuses below 500', () => {
-    expect(reportServerError(new Error('not found'), { ...context, status: 404 })).toBeUndefined();
+    const error = new Error('not found');
+    expect(reportServerError(error, { ...context, status: 404 })).toBeUndefined();
     expect(lines).toEqual([]);
+    expect(wasLogged(error)).toBe(false);
+  });
+
+  it('marks the error it wrote a line for, so that Next’s prints of it add none', () => {
+    const error = new Error('logged once');
+    reportServerError(error, context);
+    expect(wasLogged(error)).toBe(true);
   });
 
   it('copes with values that are not errors', () => {
@@ -68,5 +81,57 @@ describe('server reporting without a DSN', () => {
     const id = reportThroughServerHook(new Error('via hook'), context);
     expect(id).toMatch(/^[0-9a-f]{32}$/);
     expect(JSON.parse(lines[0]!).reference).toBe(id);
+  });
+
+  it('carries the code and the chain of causes, scrubbed like the rest', () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:4010?token=abc'), {
+      code: 'ECONNREFUSED',
+    });
+    const error = Object.assign(new TypeError('fetch failed', { cause: refused }), { code: 'UND_ERR' });
+    reportServerError(error, context);
+    expect(lines).toHaveLength(1);
+    const line = JSON.parse(lines[0]!);
+    expect(line).toMatchObject({ type: 'TypeError', message: 'fetch failed', code: 'UND_ERR' });
+    expect(line.cause).toEqual({
+      type: 'Error',
+      message: 'connect ECONNREFUSED 127.0.0.1:4010?token=[Filtered]',
+      code: 'ECONNREFUSED',
+    });
+    expect(JSON.parse(lines[0]!)).not.toHaveProperty('cause.stack');
+  });
+
+  it('has no code or cause fields for an error without them', () => {
+    reportServerError(new Error('plain'), context);
+    const line = JSON.parse(lines[0]!);
+    expect(line).not.toHaveProperty('code');
+    expect(line).not.toHaveProperty('cause');
+  });
+
+  it('writes the stack as it reads in the sources, through the maps the server said were kept', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'reporter-maps-'));
+    try {
+      const place = { bundles: path.join(dir, 'server'), maps: path.join(dir, 'sourcemaps/server') };
+      mkdirSync(path.join(place.maps, 'pages'), { recursive: true });
+      writeFileSync(
+        path.join(place.maps, 'pages/broken.js.map'),
+        JSON.stringify({
+          version: 3,
+          sources: ['webpack://app/./pages/broken.tsx'],
+          names: [],
+          mappings: 'AAEK',
+        }),
+      );
+      serverMapsSlot.write(place);
+      const error = new Error('The broken page failed to render');
+      error.stack = `Error: The broken page failed to render\n    at Broken (${path.join(place.bundles, 'pages/broken.js')}:1:1)`;
+      reportServerError(error, context);
+      expect(JSON.parse(lines[0]!).stack).toBe(
+        'Error: The broken page failed to render\n    at Broken (pages/broken.tsx:3:6)',
+      );
+    } finally {
+      serverMapsSlot.clear();
+      forgetMaps();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

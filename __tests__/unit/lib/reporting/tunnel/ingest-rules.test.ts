@@ -71,6 +71,10 @@ describe('the envelope header (relay-server/src/envelope/mod.rs, EnvelopeHeaders
     '2026-02-30T00:00:00Z',
     '2026-11-23',
     '2026-11-23T24:00:00Z',
+    // V8's Date.parse reads both (its fallback skips words around a date); chrono reads the whole
+    // text, so the pattern must match all of it.
+    'Mon 2026-11-23 00:00:00Z',
+    '2026-11-23 00:00:00Z GMT',
     1764000000,
   ])('refuses sent_at %p', (sentAt) => {
     expect(verdict({ event_id: ID, sent_at: sentAt }, 'event', {})).toBe('against-ingest-rules');
@@ -307,6 +311,7 @@ describe('a session (relay-event-schema/src/protocol/session.rs, relay-server/sr
     ['no release', { attrs: { environment: 'production' } }],
     ['a release of 201 characters', { attrs: { release: 'r'.repeat(201) } }],
     ['the release "latest"', { attrs: { release: 'Latest' } }],
+    ['the release "."', { attrs: { release: '.' } }],
     ['the release ".."', { attrs: { release: '..' } }],
     ['a release with a slash', { attrs: { release: 'app/1.0' } }],
     ['a release with a newline', { attrs: { release: 'app\n1.0' } }],

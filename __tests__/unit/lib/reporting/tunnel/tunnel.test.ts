@@ -119,13 +119,20 @@ describe('the tunnel', () => {
     }
   });
 
-  it('passes back the ingest status and rate-limit headers', async () => {
+  it('passes back the ingest status, content type and rate-limit headers', async () => {
     ingestAnswer = (res) =>
       res
-        .writeHead(429, { 'retry-after': '30', 'x-sentry-rate-limits': '30:error:key', 'x-other': 'no' })
-        .end();
+        .writeHead(429, {
+          'content-type': 'application/json',
+          'retry-after': '30',
+          'x-sentry-rate-limits': '30:error:key',
+          'x-other': 'no',
+        })
+        .end('{"detail":"rate limited"}');
     const res = await post(envelope(tunnelDsn));
     expect(res.status).toBe(429);
+    // The ingest's body with its own type, not the tunnel's plain text.
+    expect(res.headers.get('content-type')).toBe('application/json');
     expect(res.headers.get('retry-after')).toBe('30');
     expect(res.headers.get('x-sentry-rate-limits')).toBe('30:error:key');
     expect(res.headers.get('x-other')).toBeNull();
