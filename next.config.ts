@@ -2,7 +2,9 @@ import path from 'node:path';
 import type { NextConfig } from 'next';
 import { PHASE_DEVELOPMENT_SERVER, PHASE_PRODUCTION_SERVER } from 'next/constants';
 // Next compiles this file and what it imports (lib/config) itself: nothing here needs dist/.
+import { assetBase, assetUrl, cdnAssetPrefixWarning } from './lib/config/asset-urls';
 import { buildTimeEnv } from './lib/config/build-time';
+import { turbopackInDevelopment } from './lib/config/development-bundler';
 import { readVariable } from './lib/config/variables';
 
 /**
@@ -66,6 +68,15 @@ export default function nextConfig(phase: string): NextConfig {
     // malformed ones. With this, /_next/image is a 404 and next/image serves files as they are.
     // How to turn it on, and what that risks: docs/images.md.
     images: { unoptimized: true },
+    // Next's page cache (statically generated and regenerated pages, on-demand revalidation) through
+    // the shell's handler: one store for the fleet with PAGE_CACHE_URL, this process's memory and the
+    // writable cache folder without, and never a write into the build, which the shipped Deployment
+    // mounts read-only (docs/page-cache.md). Next's own memory layer is off (0): the handler has its
+    // own, which the store keeps true. Compiled to dist/ by `npm run build:server`, before `next build`;
+    // not under `npm run dev`, where Next renders every page afresh and caches none.
+    ...(dev
+      ? {}
+      : { cacheHandler: path.join(__dirname, 'dist/lib/page-cache/handler.js'), cacheMaxMemorySize: 0 }),
     reactStrictMode: true,
     distDir,
     // Loaded from node_modules on the server, not bundled: the compiled server (lib/server/start.ts)
@@ -73,6 +84,9 @@ export default function nextConfig(phase: string): NextConfig {
     // registry, lib/metrics/record.ts), and the standalone output traces them into the image.
     serverExternalPackages: ['@sentry/core', 'prom-client'],
     ...(env ? { env } : {}),
+    // `npm run dev` compiles with Turbopack unless the session needs the webpack() hook below
+    // (lib/server/start.ts chooses; Next marks its choice in TURBOPACK before it reads this file).
+    ...(dev && process.env.TURBOPACK ? turbopackInDevelopment(__dirname) : {}),
     // A self-contained server folder for the container image (the Dockerfile sets this). Off
     // otherwise, because Next then warns on every start that `next start` cannot serve it.
     ...(output ? { output } : {}),
@@ -88,7 +102,7 @@ export default function nextConfig(phase: string): NextConfig {
       // first-load JS (gzip) once any dynamic route exists.
       clientRouterFilter: false,
     },
-    webpack(config, { webpack, isServer, buildId, dev }) {
+    webpack(config, { webpack, isServer, buildId, dev, config: resolved }) {
       if (!dev && config.devtool === 'source-map') config.devtool = 'hidden-source-map';
       // Where the browser finds the SDK files; '' where there is none (servers, builds without a
       // DSN, and for tracing builds that sample nothing), so the reporter's loader folds away
@@ -97,10 +111,17 @@ export default function nextConfig(phase: string): NextConfig {
       const tracing = reporting && Number(env?.APP_SENTRY_TRACES_SAMPLE_RATE) > 0;
       const sdkFile = reporting ? `static/chunks/reporting-${buildId}.js` : '';
       const tracingFile = tracing ? `static/chunks/reporting-tracing-${buildId}.js` : '';
+      // A CDN's origin in assetPrefix: every page's scripts and styles come from there, which the
+      // shell's Content-Security-Policy ('self') and Cross-Origin-Resource-Policy refuse. Said once
+      // (by the browser compile) rather than left to a build whose pages never run.
+      if (!isServer && !dev && URL.canParse(assetBase(resolved)))
+        console.warn(cdnAssetPrefixWarning(assetBase(resolved)));
+      // Asked as Next asks for every build file (lib/config/asset-urls.ts): at a bare /_next/ path
+      // a basePath build never found them, and the fleet could not tell a deploymentId build's.
       config.plugins.push(
         new webpack.DefinePlugin({
-          'process.env.APP_SENTRY_SDK_URL': JSON.stringify(sdkFile ? `/_next/${sdkFile}` : ''),
-          'process.env.APP_SENTRY_TRACING_URL': JSON.stringify(tracingFile ? `/_next/${tracingFile}` : ''),
+          'process.env.APP_SENTRY_SDK_URL': JSON.stringify(assetUrl(resolved, sdkFile)),
+          'process.env.APP_SENTRY_TRACING_URL': JSON.stringify(assetUrl(resolved, tracingFile)),
         }),
       );
       // The browser SDK as entries of their own, loaded by a script element once the page is idle

@@ -1,7 +1,7 @@
 // The container image's contents, without a Docker engine: build standalone output, assemble it
 // with the same script the Dockerfile runs, and boot it from a folder with no node_modules above it.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildUnlessKept, plannedEnv } from '../support/builds';
@@ -73,10 +73,36 @@ describe('the standalone server the image runs', () => {
     expect(asset.headers['cache-control']).toContain('immutable');
   });
 
+  it("holds every build step's output, and answers a 404 in the visitor's language from it", async () => {
+    // output: 'standalone' is a setting a product may set too: each build step wrote where the
+    // assembled folder serves from.
+    for (const file of [
+      'BUILD_ID',
+      'carried-builds.json',
+      'error-pages/503.http',
+      'error-pages/fr/503.html',
+      'error-pages/fr/404.html',
+      'service-worker/fr.js',
+    ])
+      expect([file, existsSync(path.join(folder, DIST, file))]).toEqual([file, true]);
+    const page = await rawRequest(server.url, '/missing', { headers: { 'Accept-Language': 'fr' } });
+    expect([page.status, page.headers['content-language']]).toEqual([404, 'fr']);
+    expect(page.body).toMatch(/^<!DOCTYPE html><html lang="fr" dir="ltr">/);
+  });
+
   it('serves /metrics on the management port: the packages only the compiled server needs are there', async () => {
     const scrape = await fetch(`http://127.0.0.1:${server.managementPort}/metrics`);
     expect(scrape.status).toBe(200);
     expect(await scrape.text()).toContain('http_server_request_duration_seconds_count{');
+  });
+
+  it("caches pages through the shell's handler, which Next finds in the image beside the compiled server", () => {
+    const ready = server
+      .output()
+      .split('\n')
+      .find((line) => line.includes('"event":"page_cache.ready"'));
+    expect(ready && JSON.parse(ready)).toMatchObject({ store: null, folder: true });
+    expect(existsSync(path.join(folder, 'node_modules/@redis/client/package.json'))).toBe(true);
   });
 
   it('passes the Dockerfile’s HEALTHCHECK with exit 0', () => {

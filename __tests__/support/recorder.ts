@@ -15,6 +15,7 @@ export function recorderWith(watched: Partial<Recorder>): Recorder {
     inheritedSampled: none,
     transaction: none,
     reportQueue: none,
+    pageCache: none,
     ...watched,
   };
 }

@@ -38,6 +38,7 @@ export const GROUPS = {
   health: 'Health',
   observability: 'Logs and metrics',
   fleet: 'Rolling updates: peers and carried files (docs/fleet.md)',
+  pageCache: 'Page cache shared by the fleet (docs/page-cache.md)',
 } as const;
 type Group = keyof typeof GROUPS;
 
@@ -122,7 +123,7 @@ function variable<T, const R extends ReadAt, const F extends T | null>(
   return {
     ...row,
     fallback: typeof fallback === 'function' ? (fallback as (env: Env) => F) : () => fallback,
-    defaultText: row.defaultText ?? (fallback === null || fallback === '' ? 'none' : String(fallback)),
+    defaultText: row.defaultText ?? (fallback === null ? 'none' : String(fallback)),
   };
 }
 
@@ -187,12 +188,8 @@ export const dsn: Check<string> = {
   accepts: 'a public DSN, https://KEY@host/PROJECT_ID',
   echo: false,
   parse: (raw) => {
-    let url: URL;
-    try {
-      url = new URL(raw);
-    } catch {
-      return { problem: 'is malformed: it is not a URL' };
-    }
+    const url = URL.parse(raw);
+    if (!url) return { problem: 'is malformed: it is not a URL' };
     if (url.protocol !== 'https:' && url.protocol !== 'http:')
       return { problem: 'is malformed: it must start with https://' };
     if (!url.username) return { problem: 'is malformed: it has no public key (https://KEY@host/PROJECT_ID)' };
@@ -204,9 +201,10 @@ export const dsn: Check<string> = {
   },
 };
 
-// A single path segment, so it cannot shadow a page folder, and not one of Next's own prefixes.
+// A single path segment, so it cannot shadow a page folder, and not one of the paths Next answers
+// itself (`/_next`, `/_error` and the like cannot match: the segment starts with a letter or digit).
 const TUNNEL_PATH = /^\/[A-Za-z0-9][A-Za-z0-9_-]{2,63}$/;
-const RESERVED_PATHS = ['/api', '/_next', '/404', '/500', '/_error'];
+const RESERVED_PATHS = ['/api', '/404', '/500'];
 
 export const tunnelPath: Check<string> = {
   accepts: 'one path segment of 3-64 letters, digits, - or _, such as /t7q2x',
@@ -225,6 +223,23 @@ export const folderList: Check<string[]> = {
       .map((folder) => folder.trim())
       .filter(Boolean);
     return folders.length > 0 ? { value: folders } : { problem: 'names no folder' };
+  },
+};
+
+/** A Redis or Valkey URL; its password is never repeated in a problem. */
+export const storeUrl: Check<string> = {
+  accepts: 'a redis:// or rediss:// URL of Redis or Valkey, such as redis://:PASSWORD@valkey:6379/0',
+  echo: false,
+  parse: (raw) => {
+    const url = URL.parse(raw);
+    if (!url) return { problem: 'is malformed: it is not a URL' };
+    if (url.protocol !== 'redis:' && url.protocol !== 'rediss:')
+      return { problem: 'must start with redis:// or rediss:// (TLS)' };
+    if (!url.hostname) return { problem: 'names no host' };
+    const database = url.pathname.replace(/^\//, '');
+    if (database !== '' && !/^\d{1,2}$/.test(database))
+      return { problem: 'names a database that is not a number (redis://host:6379/0)' };
+    return { value: raw };
   },
 };
 
@@ -618,6 +633,43 @@ export const VARIABLES = {
     meaning: 'How old an earlier build may be, in days since it was built, for its files to be carried.',
     check: wholeNumber(1, 3650),
     fallback: 14,
+  }),
+  // --- Page cache ---
+  pageCacheUrl: variable({
+    name: 'PAGE_CACHE_URL',
+    readAt: 'start',
+    group: 'pageCache',
+    meaning:
+      "The Redis or Valkey every instance keeps Next's page cache in, so a page one instance rendered or revalidated is the one every instance serves. Its password comes from a Secret and is never logged. Unset, each instance keeps pages in its memory and its writable cache folder.",
+    check: storeUrl,
+    fallback: null,
+  }),
+  pageCacheTimeoutMs: variable({
+    name: 'PAGE_CACHE_TIMEOUT_MS',
+    readAt: 'start',
+    group: 'pageCache',
+    meaning:
+      'The most a page waits on the store; past it, the store counts as a miss and the page is served from memory or the build, or rendered.',
+    check: wholeNumber(5, 5000),
+    fallback: 100,
+  }),
+  pageCacheTtlSeconds: variable({
+    name: 'PAGE_CACHE_TTL_SECONDS',
+    readAt: 'start',
+    group: 'pageCache',
+    meaning:
+      "How long the store keeps a page no instance writes again: an old build's pages are gone after it. A page asked for after that is served from the build or rendered again.",
+    check: wholeNumber(60, 31_536_000),
+    fallback: 604_800,
+  }),
+  pageCacheMemoryMb: variable({
+    name: 'PAGE_CACHE_MEMORY_MB',
+    readAt: 'start',
+    group: 'pageCache',
+    meaning:
+      "How much of each instance's memory the pages it serves most may take; the default is what Next's own memory cache takes.",
+    check: wholeNumber(1, 16_384),
+    fallback: 50,
   }),
   // --- Health ---
   eventLoopDelayWarnMs: variable({

@@ -7,6 +7,7 @@ import { currentPhase } from '../lifecycle/state';
 import { log } from '../log/logger';
 import { processSlot } from '../process/slots';
 import { dependencyChecks } from './dependencies';
+import { pageCacheChecks } from '../page-cache/store-check';
 import { processChecks, processSampleVersion } from './process-checks';
 import { type CheckRunner, runChecks, sharedCheckRunner, worstStatus } from './run-checks';
 import type { CheckObservation, HealthCheck, HealthReport, HealthStatus, SampledCheck } from './types';
@@ -39,7 +40,8 @@ export interface ReportSources {
 
 export const defaultSources: ReportSources = {
   phase: currentPhase,
-  sampled: () => processChecks,
+  // The page cache store's check joins when PAGE_CACHE_URL names one (lib/page-cache/store-check.ts).
+  sampled: () => [...processChecks, ...pageCacheChecks()],
   sampleVersion: processSampleVersion,
   checks: () => dependencyChecks,
   runCheck: sharedCheckRunner(() => settings().checkReuseMs),

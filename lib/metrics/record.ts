@@ -20,9 +20,10 @@ export type ReportOutcome = 'sent' | 'queued' | 'dropped' | 'logged';
 /**
  * Another build's file (lib/fleet/): found at a peer; cut (a peer's body was not whole, the visitor's
  * connection closed); missing everywhere (Next's 404); remembered (a recent miss, not asked again);
- * failed (a peer that may have it failed or was busy: 503, try again).
+ * failed (a peer that may have it failed or was busy: 503, try again); gone (the visitor left before
+ * any answer came).
  */
-export type FleetOutcome = 'found' | 'cut' | 'missing' | 'remembered' | 'failed';
+export type FleetOutcome = 'found' | 'cut' | 'missing' | 'remembered' | 'failed' | 'gone';
 
 /** The beacons pages send (lib/http/beacon.ts): a page's lost build file, a screen seen. */
 export type BeaconName = 'lost_file' | 'screen_seen';
@@ -62,7 +63,17 @@ export interface Recorder {
    * one handed to or taken from a peer (by source and direction), `amount` left waiting at exit.
    */
   reportQueue: (event: QueueEvent, labels: QueueLabels, amount?: number) => void;
+  /**
+   * The page cache (lib/page-cache/): a read answered by a layer (label: memory, store, disk, build,
+   * none), a write kept by one (store, disk, memory), an entry dropped for a peer's write (key, tags);
+   * the store: a command that failed or timed out (get, set), a command's seconds.
+   */
+  pageCache: (event: PageCacheEvent, amount: number, label?: string) => void;
 }
+
+export type PageCacheEvent = 'read' | 'write' | 'invalidated' | 'store_error' | 'store_seconds';
+/** Which layer answered a read of the page cache: none is a miss (the page is rendered). */
+export type PageCacheSource = 'memory' | 'store' | 'disk' | 'build' | 'none';
 
 export type QueueEvent = 'queued' | 'sent' | 'retried' | 'dropped' | 'handed_over' | 'left_at_exit';
 export type QueueLabels = { source?: string; reason?: string; direction?: 'in' | 'out' };
@@ -72,6 +83,7 @@ export type InheritedSampledOutcome = 'honoured' | 'over_budget';
 /** sent: the ingest took it; queued: it waits in the report queue; dropped: the SDK, the queue or the ingest did not (reason says which). */
 export type TransactionOutcome = 'sent' | 'queued' | 'dropped';
 
+// Stryker disable next-line StringLiteral: any name no other slot of the app uses works, and every copy of this module uses the same one
 export const recorderSlot = processSlot<Recorder>('metricsRecorder');
 
 /** The process's registry, for metrics of a product's own (./registry.ts writes it). */
@@ -184,6 +196,15 @@ export function recordTransaction(outcome: TransactionOutcome, reason = ''): voi
 export function recordQueue(event: QueueEvent, labels: QueueLabels, amount = 1): void {
   try {
     recorderSlot.read()?.reportQueue(event, labels, amount);
+  } catch {
+    // As above.
+  }
+}
+
+/** Counts one event of the page cache. Never throws. */
+export function recordPageCache(event: PageCacheEvent, amount: number, label?: string): void {
+  try {
+    recorderSlot.read()?.pageCache(event, amount, label);
   } catch {
     // As above.
   }

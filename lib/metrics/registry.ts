@@ -18,6 +18,7 @@ import {
   recorderSlot,
   registrySlot,
   type InheritedSampledOutcome,
+  type PageCacheEvent,
   type QueueEvent,
   type QueueLabels,
   type ReportOutcome,
@@ -52,6 +53,8 @@ export interface MetricsSources {
   fleet?: () => { peers: number; builds: number };
   /** What waits for the ingest (lib/reporting/queue/), with a DSN. */
   reportQueue?: () => QueueStats;
+  /** Whether the page cache's store answers (lib/page-cache/store.ts), with PAGE_CACHE_URL. */
+  pageCacheStore?: () => boolean;
 }
 
 export interface Metrics {
@@ -143,7 +146,7 @@ export function createMetrics(sources: MetricsSources): Metrics {
 
   const fleetRequests = new Counter({
     name: 'app_fleet_requests_total',
-    help: "Requests for another build's file (kind: static, data), by outcome (found, cut, missing, remembered, failed).",
+    help: "Requests for another build's file (kind: static, data), by outcome (found, cut, missing, remembered, failed, gone).",
     labelNames: ['kind', 'outcome'] as const,
     registers: [registry],
   });
@@ -262,6 +265,69 @@ export function createMetrics(sources: MetricsSources): Metrics {
     });
   }
 
+  const pageCache = {
+    reads: new Counter({
+      name: 'app_page_cache_reads_total',
+      help: "Reads of Next's page cache, by the layer that answered (memory, store, disk, build; none: a miss, the page is rendered).",
+      labelNames: ['source'] as const,
+      registers: [registry],
+    }),
+    writes: new Counter({
+      name: 'app_page_cache_writes_total',
+      help: 'Pages written to the page cache, by where they were kept (store; disk: the writable cache folder; memory: this instance only, the store away or failing).',
+      labelNames: ['kept'] as const,
+      registers: [registry],
+    }),
+    invalidated: new Counter({
+      name: 'app_page_cache_invalidations_total',
+      help: "Entries of this instance's memory dropped because another instance wrote them (key) or revalidated their tags (tags).",
+      labelNames: ['by'] as const,
+      registers: [registry],
+    }),
+    storeErrors: new Counter({
+      name: 'app_page_cache_store_errors_total',
+      help: 'Commands to the page cache store that failed or took longer than PAGE_CACHE_TIMEOUT_MS, by operation (get, set): each a miss or a write kept in memory only.',
+      labelNames: ['operation'] as const,
+      registers: [registry],
+    }),
+    storeSeconds: new Histogram({
+      name: 'app_page_cache_store_duration_seconds',
+      help: 'Time a command to the page cache store took, answer or failure, by operation.',
+      labelNames: ['operation'] as const,
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+      registers: [registry],
+    }),
+  };
+  const recordPageCacheEvent = (event: PageCacheEvent, amount: number, label = '') => {
+    switch (event) {
+      case 'read':
+        pageCache.reads.inc({ source: label }, amount);
+        return;
+      case 'write':
+        pageCache.writes.inc({ kept: label }, amount);
+        return;
+      case 'invalidated':
+        pageCache.invalidated.inc({ by: label }, amount);
+        return;
+      case 'store_error':
+        pageCache.storeErrors.inc({ operation: label }, amount);
+        return;
+      case 'store_seconds':
+        pageCache.storeSeconds.observe({ operation: label }, amount);
+    }
+  };
+  const { pageCacheStore } = sources;
+  // Read at each scrape; an instance without a store has no such series.
+  if (pageCacheStore)
+    new Gauge({
+      name: 'app_page_cache_store_up',
+      help: 'Whether the page cache store (PAGE_CACHE_URL) answers: 1 up, 0 away; absent without a store.',
+      registers: [registry],
+      collect() {
+        this.set(pageCacheStore() ? 1 : 0);
+      },
+    });
+
   // Series that exist from the start, so a rate over them is 0 rather than absent.
   tunnelEnvelopes.inc({ outcome: 'forwarded', reason: '2xx' }, 0);
   errorReports.inc({ outcome: 'sent', reason: '' }, 0);
@@ -287,6 +353,7 @@ export function createMetrics(sources: MetricsSources): Metrics {
     transaction: (outcome: TransactionOutcome, reason: string) => transactions.inc({ outcome, reason }),
     reportQueue: (event: QueueEvent, labels: QueueLabels, amount = 1) =>
       queueCounters[event].inc(labels, amount),
+    pageCache: recordPageCacheEvent,
   });
 
   return {

@@ -7,6 +7,13 @@ import path from 'node:path';
 import { buildTimeEnv } from '../config/build-time';
 import type { BuildEnv } from '../config/build-values';
 
+/**
+ * The one folder of a build (`<dist>/sourcemaps/{client,server}/`) its source maps are kept in,
+ * outside everything the server serves: scripts/source-maps.ts moves them there, and the server
+ * reads its own from there to log a server error's stack as it reads in the sources.
+ */
+export const MAPS_FOLDER = 'sourcemaps';
+
 /** The part of the build's resolved config read here. */
 export interface BuiltConfig {
   env?: Partial<BuildEnv>;
@@ -14,6 +21,21 @@ export interface BuiltConfig {
   compress?: boolean;
   basePath?: string;
   trailingSlash?: boolean;
+  /** Next's skew protection: the build's name for the fleet, where set (lib/fleet/deployment.ts). */
+  deploymentId?: string;
+  /** Where pages ask for build files (a path, or a CDN's URL): lib/config/asset-urls.ts. */
+  assetPrefix?: string;
+  supportsImmutableAssets?: boolean;
+  /** Next's page cache handler, relative to the build folder: the shell's, unless a product named its own. */
+  cacheHandler?: string;
+}
+
+/** Whether the build caches pages through the shell's handler (lib/page-cache/handler.ts). */
+export function usesShellPageCache(config: BuiltConfig | null): boolean {
+  return (
+    typeof config?.cacheHandler === 'string' &&
+    /(^|[\\/])lib[\\/]page-cache[\\/]handler\.js$/.test(config.cacheHandler)
+  );
 }
 
 /**

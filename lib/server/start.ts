@@ -9,22 +9,33 @@ import http from 'node:http';
 import path from 'node:path';
 import { loadEnvConfig } from '@next/env';
 import { appVersion, release, tracesSampleRate, tunnelPath } from '../config/build-values';
+import { developmentBundler, webpackInDevelopmentLine } from '../config/development-bundler';
 import { installSettings, readSettings, thresholdsOf, type Settings } from '../config/settings';
 import { readVariable } from '../config/variables';
 import { installGracefulShutdown } from '../lifecycle/graceful-shutdown';
 import { PROBE_PATHS } from '../health/probes';
 import { beforeExit, currentPhase, enterPhase } from '../lifecycle/state';
+import { pageCacheStoreSlot } from '../page-cache/store-check';
 import { captureConsole } from '../log/console';
 import { startManagement, type Management } from '../management/listener';
 import { guardStream } from '../log/destination';
 import { errorFields, log, setLogLevel } from '../log/logger';
 import { reportThroughServerHook } from '../reporting/server-hook';
+import { serverMapsSlot } from '../reporting/node/source-mapped-stack';
 import { transactionWorkerSlot } from '../reporting/node/transaction-thread';
 import type { Metrics } from '../metrics/registry';
 import type { Tunnel } from '../reporting/tunnel';
 import type { ReportQueue } from '../reporting/queue/queue';
 import type { Fleet } from '../fleet/stage';
-import { adoptBuildValues, nextCompresses, servedPath } from './build-output';
+import {
+  adoptBuildValues,
+  builtConfigText,
+  MAPS_FOLDER,
+  nextCompresses,
+  parseBuiltConfig,
+  servedPath,
+  usesShellPageCache,
+} from './build-output';
 import { CannotStart, cannotStartReason, sayCannotStart } from './cannot-start';
 import { createRequestObserver } from './observe-requests';
 import { createPipeline, handlerFailed } from './pipeline';
@@ -32,6 +43,7 @@ import { healthStage } from '../health/stage';
 import { hasProxy, readNotFoundStage } from './not-found';
 import { MAX_PUBLIC_ROUTES, readPublicFiles } from './public-files';
 import { reportingFileRedirect } from './reporting-file';
+import { readProductHeaders } from '../http/product-headers';
 import { readWorkerScripts, serviceWorkerStage, type WorkerScripts } from '../service-worker/serve';
 import { copyIn } from '../../components/error-screen/copy/languages';
 import { defaultLanguage, offeredLanguages } from '../language/offered';
@@ -115,6 +127,13 @@ function configure(dev: boolean): { settings: Settings; distDir: string } {
       `No production build in ${distDir}/: run \`npm run build\` first, then \`npm start\`.`,
     );
   adoptBuildValues({ root: ROOT, dev, distDir });
+  // Where a server error's stack finds the maps of the bundles it names (none under `npm run dev`,
+  // whose Next resolves its own stacks).
+  if (!dev)
+    serverMapsSlot.write({
+      bundles: path.join(ROOT, distDir, 'server'),
+      maps: path.join(ROOT, distDir, MAPS_FOLDER, 'server'),
+    });
   const settings = readSettings(process.env, { dev });
   installSettings(settings);
   setLogLevel(settings.logLevel);
@@ -143,17 +162,31 @@ async function developmentWorker(): Promise<WorkerScripts> {
  */
 async function joinFleet(settings: Settings, distDir: string): Promise<Fleet | null> {
   if (!settings.fleetPeers) return null;
-  const [{ createFleet }, { readOwnFiles }] = await Promise.all([
-    import('../fleet/stage'),
-    import('../fleet/own-files'),
-  ]);
+  const [{ createFleet }, { readOwnFiles }, { fleetBuildName }, { servedPrefixes, MAX_BUILD_NAME }] =
+    await Promise.all([
+      import('../fleet/stage'),
+      import('../fleet/own-files'),
+      import('../fleet/deployment'),
+      import('../fleet/names'),
+    ]);
+  const buildId = readFileSync(path.join(ROOT, distDir, 'BUILD_ID'), 'utf8').trim();
+  const config = parseBuiltConfig(builtConfigText(ROOT, distDir));
+  const build = fleetBuildName(buildId, config?.deploymentId);
+  if (build === null) {
+    log('warn', 'fleet.off', {
+      reason: `deploymentId is longer than ${MAX_BUILD_NAME} characters: FLEET_PEERS is left unused; use a shorter deploymentId`,
+    });
+    return null;
+  }
   const fleet = createFleet({
     sources: settings.fleetPeers,
     // A random id per process: how an instance knows itself among the addresses a name resolves to.
     self: {
-      build: readFileSync(path.join(ROOT, distDir, 'BUILD_ID'), 'utf8').trim(),
+      build,
       instance: randomBytes(12).toString('base64url'),
     },
+    buildId,
+    prefixes: servedPrefixes(config?.basePath, config?.assetPrefix),
     ownFiles: readOwnFiles(path.join(ROOT, distDir, 'static')),
     timeoutMs: settings.fleetFetchTimeoutMs,
   });
@@ -229,7 +262,14 @@ async function manage(settings: Settings, metrics: MetricsHolder): Promise<Manag
   });
 }
 
-export async function main({ dev }: { dev: boolean }): Promise<void> {
+export async function main({
+  dev,
+  askedForWebpack = false,
+}: {
+  dev: boolean;
+  /** `npm run dev -- --webpack`. */
+  askedForWebpack?: boolean;
+}): Promise<void> {
   const { settings, distDir } = configure(dev);
   // Begun first, so probes are answered (alive, not ready) while Next prepares. Its thread boots
   // on another core beside the rest of the start (about 40 ms that every start used to wait for)
@@ -269,6 +309,14 @@ export async function main({ dev }: { dev: boolean }): Promise<void> {
   if (tracer) transactionWorkerSlot.write(path.join(__dirname, '../reporting/node/transaction-worker.js'));
 
   const fleet = dev ? null : await joinFleet(settings, distDir);
+  // Next's page cache (lib/page-cache/), opened now so that its store is connected before the first
+  // page asks; closed last, after the last answer. `npm run dev` caches no page; a product that named
+  // a cache handler of its own has its own.
+  if (!dev && usesShellPageCache(parseBuiltConfig(builtConfigText(ROOT, distDir)))) {
+    const { openPageCache } = await import('../page-cache/handler');
+    const closePageCache = openPageCache(path.join(ROOT, distDir, 'server'));
+    beforeExit('page-cache', closePageCache);
+  }
   // Reports waiting when this instance stops go to a peer, with the deployment's shared secret; a
   // stopping peer's come here. Without peers or the secret, what waits at a stop is counted.
   const handOff = queue ? await import('../reporting/queue/hand-off') : null;
@@ -279,8 +327,31 @@ export async function main({ dev }: { dev: boolean }): Promise<void> {
 
   // Loaded after NODE_ENV is settled: Next reads it when it loads.
   const { default: next } = await import('next');
-  const app = next({ dev, dir: ROOT, hostname: settings.host, port: settings.port, webpack: true });
+  // Production serves what `next build --webpack` made (docs/webpack-build.md); `npm run dev`
+  // compiles with Turbopack, as bare `next dev` does, unless the session needs webpack.
+  const bundler = dev
+    ? developmentBundler({
+        reporting: settings.sentryDsn !== null,
+        fixtures: process.env.APP_SHELL_FIXTURES === '1',
+        askedForWebpack,
+      })
+    : null;
+  if (bundler?.name === 'webpack')
+    log('info', 'server.dev_bundler', {
+      bundler: 'webpack',
+      message: webpackInDevelopmentLine(bundler.reason),
+    });
+  const app = next({
+    dev,
+    dir: ROOT,
+    hostname: settings.host,
+    port: settings.port,
+    ...(bundler?.name === 'turbopack' ? { turbopack: true } : { webpack: true }),
+  });
   await app.prepare();
+  // Stopped, `next dev` closes its bundler, and Turbopack writes its cache for the next start to
+  // read; a custom server's Next does so in close().
+  if (dev) beforeExit('next-dev-server', () => app.close());
   const handle = app.getRequestHandler();
   // Begun now, waited for just before ready: the rest of the start overlaps its file reads. Not
   // under `npm run dev`, whose Next prepares in app.prepare(): there a warm-up through a listener
@@ -329,6 +400,9 @@ export async function main({ dev }: { dev: boolean }): Promise<void> {
             accepting: () => currentPhase() === 'ready',
           })
         : null,
+    // The product's headers() as the build compiled them; under `npm run dev` Next answers all but
+    // the shell's own few paths, and its rules change without a build.
+    productHeaders: dev ? null : readProductHeaders(ROOT, distDir),
     serviceWorker: serviceWorkerStage(
       dev ? await developmentWorker() : readWorkerScripts(ROOT, distDir, offeredLanguages()),
     ),
@@ -368,7 +442,9 @@ export async function main({ dev }: { dev: boolean }): Promise<void> {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : settings.port;
   log('info', 'server.listening', { host: settings.host, port, dev });
-  await Promise.all([warmUp(server, PROBE_PATHS.live), nextWarmed]);
+  // Not under `npm run dev`, where Next answers the probes and would compile the probe's route
+  // beside the first page a developer asks for; there, the first probe pays for it.
+  await Promise.all([dev ? null : warmUp(server, PROBE_PATHS.live), nextWarmed]);
   enterPhase('ready', { port });
   management?.refresh();
   // Its peers asked who this instance is before it listened; asked again now, each asks back
@@ -385,10 +461,17 @@ export async function main({ dev }: { dev: boolean }): Promise<void> {
       release: release(),
       fleet: fleet ? () => fleet.directory.summary() : undefined,
       reportQueue: queue ? () => queue.stats() : undefined,
+      pageCacheStore: pageCacheStoreUp(),
     });
     // Readiness decided now, so the health gauges hold it from the first scrape.
     management.refresh();
   }
+}
+
+/** Whether the page cache's store answers, for /metrics; undefined without a store. */
+function pageCacheStoreUp(): (() => boolean) | undefined {
+  const store = pageCacheStoreSlot.read();
+  return store ? () => store.up() : undefined;
 }
 
 /** What the process does before main(): logs it can rely on, and errors that do not kill it. */
@@ -405,9 +488,15 @@ function installProcessHandlers({ dev }: { dev: boolean }): void {
 }
 
 /** The command line's way in: `npm start` (through scripts/start.js) and `npm run dev`. */
-export function runServer({ dev }: { dev: boolean }): void {
+export function runServer({
+  dev,
+  askedForWebpack = false,
+}: {
+  dev: boolean;
+  askedForWebpack?: boolean;
+}): void {
   installProcessHandlers({ dev });
-  main({ dev }).catch((error: unknown) => {
+  main({ dev, askedForWebpack }).catch((error: unknown) => {
     const reason = cannotStartReason(error);
     if (reason) sayCannotStart(reason);
     else log('error', 'server.start_failed', { error: errorFields(error) });
@@ -415,4 +504,5 @@ export function runServer({ dev }: { dev: boolean }): void {
   });
 }
 
-if (require.main === module) runServer({ dev: process.argv.includes('--dev') });
+if (require.main === module)
+  runServer({ dev: process.argv.includes('--dev'), askedForWebpack: process.argv.includes('--webpack') });

@@ -375,3 +375,335 @@ describe('.dockerignore', () => {
     },
   );
 });
+
+describe('The page cache component (page-cache/, docs/page-cache.md)', () => {
+  interface ExecProbe {
+    exec: { command: string[] };
+    timeoutSeconds?: number;
+    periodSeconds?: number;
+    failureThreshold?: number;
+  }
+  interface StoreContainer {
+    name: string;
+    image: string;
+    ports: { name: string; containerPort: number; protocol: string }[];
+    env: {
+      name: string;
+      value?: string;
+      valueFrom?: { secretKeyRef?: { name: string; key: string; optional?: boolean } };
+    }[];
+    command: string[];
+    args: string[];
+    readinessProbe?: ExecProbe;
+    livenessProbe?: ExecProbe;
+    resources: { requests: Record<string, string>; limits: Record<string, string> };
+    securityContext: {
+      readOnlyRootFilesystem?: boolean;
+      allowPrivilegeEscalation?: boolean;
+      capabilities?: { drop?: string[] };
+    };
+  }
+  interface Peer {
+    ipBlock?: { cidr: string };
+    namespaceSelector?: { matchLabels: Record<string, string> };
+    podSelector?: { matchLabels?: Record<string, string> };
+  }
+  interface Rule {
+    from?: Peer[];
+    to?: Peer[];
+    ports?: { port: string | number; protocol: string }[];
+  }
+  interface Component {
+    apiVersion: string;
+    kind: string;
+    resources: string[];
+    patches: { path: string; target?: { kind: string; name: string } }[];
+  }
+
+  const FOLDER = 'page-cache';
+  const componentText = readFileSync(path.join(K8S, FOLDER, 'kustomization.yaml'), 'utf8');
+  const component = load(`${FOLDER}/kustomization.yaml`)[0] as unknown as Component;
+  const manifests = component.resources.flatMap((file) => load(`${FOLDER}/${file}`));
+  const ofKind = (kind: string) => {
+    const found = manifests.find((m) => m.kind === kind);
+    if (!found) throw new Error(`no ${kind} in the component`);
+    return found;
+  };
+  const store = ofKind('Deployment') as Manifest & {
+    spec: {
+      replicas: number;
+      strategy: { type: string };
+      selector: { matchLabels: Record<string, string> };
+      template: {
+        metadata: { labels: Record<string, string> };
+        spec: {
+          securityContext: {
+            runAsNonRoot?: boolean;
+            runAsUser?: number;
+            seccompProfile?: { type: string };
+          };
+          containers: StoreContainer[];
+        };
+      };
+    };
+  };
+  const valkey = store.spec.template.spec.containers[0]!;
+  const storeLabels = store.spec.template.metadata.labels;
+  const appLabels = deployment.spec.template.metadata.labels;
+  const valkeyPort = valkey.ports.find((p) => p.name === 'valkey')!;
+  const service = ofKind('Service') as Manifest & {
+    spec: {
+      selector: Record<string, string>;
+      ports: { port: number; targetPort: string; protocol: string }[];
+    };
+  };
+  const storePolicy = ofKind('NetworkPolicy') as Manifest & {
+    spec: {
+      podSelector: { matchLabels?: Record<string, string> };
+      policyTypes: string[];
+      ingress: Rule[];
+      egress: Rule[];
+    };
+  };
+  /** Valkey's flags, `--name value` each, as the server reads them. */
+  const flags = () => {
+    const found = new Map<string, string>();
+    for (let i = 0; i < valkey.args.length; i += 2) {
+      expect(valkey.args[i]).toMatch(/^--[a-z-]+$/);
+      found.set(valkey.args[i]!.slice(2), valkey.args[i + 1]!);
+    }
+    return found;
+  };
+  /** Bytes of a Kubernetes quantity (`256Mi`) or of a Valkey size (`192mb`: 1024-based, as Valkey reads it). */
+  const bytes = (size: string) => {
+    const match = /^(\d+)(Ki|Mi|Gi|kb|mb|gb)$/.exec(size);
+    if (!match) throw new Error(`not a size this test reads: ${size}`);
+    return Number(match[1]) * 1024 ** ('kmg'.indexOf(match[2]![0]!.toLowerCase()) + 1);
+  };
+
+  /**
+   * The app's manifests with the component on: its resources, and its patches as kustomize applies
+   * them (a strategic merge of lists by `name`; JSON patches that add to the end of a list). Only the
+   * kinds of patch the component uses: anything else fails here rather than being half applied.
+   */
+  function withComponent(): Manifest[] {
+    const merge = (into: unknown, patch: unknown): unknown => {
+      if (Array.isArray(into) && Array.isArray(patch)) {
+        const merged = [...into] as { name?: string }[];
+        for (const item of patch as { name?: string }[]) {
+          if (item.name === undefined) throw new Error('a list merged without names');
+          const at = merged.findIndex((existing) => existing.name === item.name);
+          if (at === -1) merged.push(item);
+          else merged[at] = merge(merged[at], item) as { name?: string };
+        }
+        return merged;
+      }
+      if (into && patch && typeof into === 'object' && typeof patch === 'object') {
+        const merged = { ...(into as Record<string, unknown>) };
+        for (const [key, value] of Object.entries(patch)) merged[key] = merge(merged[key], value);
+        return merged;
+      }
+      return patch;
+    };
+    let rendered = structuredClone(all);
+    for (const patch of component.patches) {
+      const documents = load(`${FOLDER}/${patch.path}`) as unknown[];
+      if (!patch.target) {
+        const smp = documents[0] as Manifest;
+        rendered = rendered.map((m) =>
+          m.kind === smp.kind && m.metadata.name === smp.metadata.name ? (merge(m, smp) as Manifest) : m,
+        );
+        continue;
+      }
+      const target = rendered.find(
+        (m) => m.kind === patch.target!.kind && m.metadata.name === patch.target!.name,
+      );
+      if (!target) throw new Error(`no ${patch.target.kind} ${patch.target.name} to patch`);
+      for (const operation of documents[0] as { op: string; path: string; value: unknown }[]) {
+        const list = /^\/spec\/(\w+)\/-$/.exec(operation.path);
+        if (operation.op !== 'add' || !list)
+          throw new Error(`a patch this test does not apply: ${operation.path}`);
+        (target.spec[list[1]!] as unknown[]).push(operation.value);
+      }
+    }
+    return [...rendered, ...manifests];
+  }
+
+  it('is a kustomize Component, listing every file beside it, that the app’s kustomization leaves off', () => {
+    expect(component).toEqual(
+      expect.objectContaining({ apiVersion: 'kustomize.config.k8s.io/v1alpha1', kind: 'Component' }),
+    );
+    const files = readdirSync(path.join(K8S, FOLDER)).filter(
+      (f) => f.endsWith('.yaml') && f !== 'kustomization.yaml',
+    );
+    expect([...component.resources, ...component.patches.map((p) => p.path)].sort()).toEqual(files.sort());
+    // Off by default: no components, and no pod of the base is given a store.
+    expect((kustomization as { components?: string[] }).components).toBeUndefined();
+    expect((container.env ?? []).map(({ name }) => name)).not.toContain('PAGE_CACHE_URL');
+    expect(all.map((m) => m.metadata.name)).not.toContain(store.metadata.name);
+    // And says how to turn it on.
+    expect(readFileSync(path.join(K8S, 'kustomization.yaml'), 'utf8')).toMatch(
+      /^# components:\n#   - page-cache$/m,
+    );
+  });
+
+  it('runs one Valkey, of the official image pinned to a release, the old one gone before the new one starts', () => {
+    expect(store.spec.replicas).toBe(1);
+    expect(store.spec.strategy).toEqual({ type: 'Recreate' });
+    expect(valkey.image).toMatch(/^valkey\/valkey:\d+\.\d+\.\d+-alpine\d+\.\d+(@sha256:[0-9a-f]{64})?$/);
+    expect(storeLabels).toEqual(expect.objectContaining(store.spec.selector.matchLabels));
+  });
+
+  it('probes readiness and liveness with an authenticated PING, and checks the answer is PONG', () => {
+    for (const probe of [valkey.readinessProbe, valkey.livenessProbe]) {
+      expect(probe?.exec.command).toEqual([
+        'sh',
+        '-c',
+        `[ "$(valkey-cli -p ${valkeyPort.containerPort} ping)" = PONG ]`,
+      ]);
+      expect(probe!.timeoutSeconds).toBeGreaterThanOrEqual(1);
+    }
+    // valkey-cli authenticates with VALKEYCLI_AUTH, the container's password.
+    expect(valkey.env.map(({ name }) => name)).toContain('VALKEYCLI_AUTH');
+    // A restart empties the store: liveness gives it at least 30 s.
+    const { periodSeconds = 10, failureThreshold = 3 } = valkey.livenessProbe!;
+    expect(periodSeconds * failureThreshold).toBeGreaterThanOrEqual(30);
+  });
+
+  it('sets requests and limits, and holds at most maxmemory (192 MiB), below its memory limit (256 MiB)', () => {
+    expect(valkey.resources.requests).toEqual(
+      expect.objectContaining({ cpu: expect.any(String), memory: expect.any(String) }),
+    );
+    expect(valkey.resources.limits).toEqual(expect.objectContaining({ memory: expect.any(String) }));
+    const maxmemory = bytes(flags().get('maxmemory')!);
+    const limit = bytes(valkey.resources.limits.memory!);
+    expect(maxmemory).toBe(192 * 1024 ** 2);
+    expect(limit).toBe(256 * 1024 ** 2);
+    expect(maxmemory).toBeLessThanOrEqual(limit * 0.75);
+    // Requested as much as its limit: a node short of memory does not evict the store first.
+    expect(bytes(valkey.resources.requests.memory!)).toBe(limit);
+  });
+
+  it('keeps nothing on disk, and evicts the least recently used pages when full', () => {
+    expect(Object.fromEntries(flags())).toEqual(
+      expect.objectContaining({ save: '', appendonly: 'no', 'maxmemory-policy': 'allkeys-lru' }),
+    );
+    expect(flags().get('port')).toBe(String(valkeyPort.containerPort));
+  });
+
+  it('requires a password, from the Secret through its standard input, never in its arguments', () => {
+    const password = valkey.env.find(({ name }) => name === 'VALKEYCLI_AUTH');
+    expect(password?.value).toBeUndefined();
+    // Not optional: a store without its Secret does not start, rather than start open.
+    expect(password?.valueFrom).toEqual({ secretKeyRef: { name: 'app-shell-page-cache', key: 'password' } });
+    const [shell, dashC, script, zero] = valkey.command;
+    expect([shell, dashC, zero]).toEqual(['sh', '-c', 'valkey-server']);
+    // Configuration from standard input (`-`), the password its one line.
+    expect(script).toMatch(/^exec valkey-server - "\$@" <<EOF\nrequirepass \$VALKEYCLI_AUTH\nEOF\n$/m);
+    // Anything but letters and digits is refused before the server could print it in a config error.
+    expect(script).toContain(`'' | *[!0-9A-Za-z]*)`);
+    expect(valkey.args.join(' ')).not.toMatch(/requirepass|VALKEYCLI_AUTH/);
+  });
+
+  it('runs as a numeric non-root user on a read-only root filesystem, with no privilege or capability', () => {
+    const pod = store.spec.template.spec.securityContext;
+    expect(pod.runAsNonRoot).toBe(true);
+    expect(pod.runAsUser).toEqual(expect.any(Number));
+    expect(pod.runAsUser).toBeGreaterThan(0);
+    expect(pod.seccompProfile).toEqual({ type: 'RuntimeDefault' });
+    expect(valkey.securityContext).toEqual({
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ['ALL'] },
+    });
+  });
+
+  it('is reached by its Service at the host and port of the URL the Secret holds, a URL the app takes', () => {
+    expect(storeLabels).toEqual(expect.objectContaining(service.spec.selector));
+    expect(service.spec.ports).toEqual([
+      { name: 'valkey', port: valkeyPort.containerPort, targetPort: 'valkey', protocol: 'TCP' },
+    ]);
+    const documented = /--from-literal=url="(rediss?:\/\/:\$PASSWORD@[^"]+)"/.exec(componentText)?.[1];
+    expect(documented).toBeDefined();
+    const url = new URL(documented!.replace('$PASSWORD', 'PASSWORD'));
+    expect([url.hostname, Number(url.port)]).toEqual([service.metadata.name, service.spec.ports[0]!.port]);
+    expect(readSettings({ PAGE_CACHE_URL: url.href }, { dsnAtBuild: null }).pageCacheUrl).toBe(url.href);
+    // The store's pods and the app's are told apart: neither's selectors pick the other's.
+    expect(storeLabels['app.kubernetes.io/name']).not.toBe(appLabels['app.kubernetes.io/name']);
+  });
+
+  it('admits only the app’s pods, to Valkey’s port, and lets the store out nowhere', () => {
+    expect(storePolicy.spec.podSelector.matchLabels).toEqual(store.spec.selector.matchLabels);
+    expect([...storePolicy.spec.policyTypes].sort()).toEqual(['Egress', 'Ingress']);
+    expect(storePolicy.spec.ingress).toEqual([
+      {
+        from: [{ podSelector: { matchLabels: appLabels } }],
+        ports: [{ port: valkeyPort.containerPort, protocol: 'TCP' }],
+      },
+    ]);
+    expect(storePolicy.spec.egress).toEqual([]);
+  });
+
+  it('gives the app PAGE_CACHE_URL from the Secret, and lets it out to the store’s pods and port only', () => {
+    const rendered = withComponent();
+    const app = rendered.find(
+      (m) => m.kind === 'Deployment' && m.metadata.name === deployment.metadata.name,
+    ) as typeof deployment | undefined;
+    const appEnv = app!.spec.template.spec.containers[0]!.env as StoreContainer['env'];
+    expect(appEnv.filter(({ name }) => name === 'PAGE_CACHE_URL')).toEqual([
+      { name: 'PAGE_CACHE_URL', valueFrom: { secretKeyRef: { name: 'app-shell-page-cache', key: 'url' } } },
+    ]);
+    // The rest of the app's environment as it was.
+    expect(appEnv.filter(({ name }) => name !== 'PAGE_CACHE_URL')).toEqual(container.env);
+    const policy = rendered.find((m) => m.kind === 'NetworkPolicy' && m.metadata.name === 'app-shell')!;
+    const base = byKind('NetworkPolicy').spec.egress as Rule[];
+    expect(policy.spec.egress).toEqual([
+      ...base,
+      {
+        to: [{ podSelector: { matchLabels: store.spec.selector.matchLabels } }],
+        ports: [{ port: service.spec.ports[0]!.port, protocol: 'TCP' }],
+      },
+    ]);
+  });
+
+  it('holds no password anywhere in the repository’s deployment files or docs', () => {
+    const files = (folder: string): string[] =>
+      readdirSync(path.join(ROOT, folder), { withFileTypes: true }).flatMap((entry) =>
+        entry.isDirectory() ? files(`${folder}/${entry.name}`) : [`${folder}/${entry.name}`],
+      );
+    /** Every `{ name, value }` of a variable named as a credential, anywhere in a manifest. */
+    const credentials = (node: unknown): string[] => {
+      if (Array.isArray(node)) return node.flatMap(credentials);
+      if (!node || typeof node !== 'object') return [];
+      const { name, value } = node as { name?: unknown; value?: unknown };
+      const own =
+        typeof name === 'string' && /(PASSWORD|SECRET|AUTH|TOKEN|_URL)$/.test(name) && value !== undefined
+          ? [`${name}=${String(value)}`]
+          : [];
+      return [...own, ...Object.values(node).flatMap(credentials)];
+    };
+    const scanned = [...files('deploy'), ...files('docs'), '.env.example', 'README.md'];
+    const urls: string[] = [];
+    for (const file of scanned) {
+      const text = readFileSync(path.join(ROOT, file), 'utf8');
+      // A store URL's password is the placeholder, or the shell variable the Secret is made from.
+      for (const [url, password] of text.matchAll(/rediss?:\/\/[^:\s@/]*:([^@\s]+)@/g)) {
+        urls.push(url);
+        expect(`${file}: ${password}`).toMatch(/: \$?PASSWORD$/);
+      }
+      if (!file.startsWith('deploy/')) continue;
+      // Valkey's password only ever from its environment.
+      for (const [, password] of text.matchAll(/requirepass\s+(\S+)/g))
+        expect(`${file}: ${password}`).toMatch(/: \$VALKEYCLI_AUTH$/);
+      if (!/\.ya?ml$/.test(file)) continue;
+      for (const manifest of parseAllDocuments(text).map((doc) => doc.toJS() as unknown)) {
+        // No Secret is committed: the team creates it.
+        expect(`${file}: ${(manifest as { kind?: string } | null)?.kind}`).not.toMatch(/: Secret$/);
+        // A variable that carries a credential comes from a Secret, never from a value written here.
+        expect(credentials(manifest).map((found) => `${file}: ${found}`)).toEqual([]);
+      }
+    }
+    expect(scanned).toContain('deploy/kubernetes/page-cache/app-deployment-patch.yaml');
+    expect(urls.length).toBeGreaterThan(1);
+  });
+});

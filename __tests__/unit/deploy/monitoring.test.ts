@@ -29,6 +29,7 @@ interface PodMonitor {
 interface Rule {
   alert: string;
   expr: string;
+  for?: string;
   labels: { severity: string };
   annotations: { summary: string; description: string };
 }
@@ -39,6 +40,7 @@ interface PrometheusRule {
 interface Panel {
   type: string;
   title: string;
+  gridPos: { x: number; y: number; w: number; h: number };
   targets?: { expr: string }[];
   panels?: Panel[];
 }
@@ -84,6 +86,8 @@ async function servedNames(): Promise<Set<string>> {
       oldestAgeSeconds: 0,
       memoryBytes: 0,
     }),
+    // As every replica with a page cache store (PAGE_CACHE_URL) serves it.
+    pageCacheStore: () => true,
   });
   try {
     const names = new Set<string>(PRODUCT_METRICS);
@@ -145,6 +149,8 @@ describe('the alerting rules', () => {
         'AppShellEventLoopLag',
         'AppShellRestarting',
         'AppShellReportsWaiting',
+        'AppShellPageCacheStoreDown',
+        'AppShellPageCacheStoreErrors',
       ]),
     );
     const byName = new Map(rules.map((rule) => [rule.alert, rule.expr]));
@@ -154,6 +160,8 @@ describe('the alerting rules', () => {
     expect(byName.get('AppShellEventLoopLag')).toContain('nodejs_eventloop_lag_p99_seconds');
     expect(byName.get('AppShellRestarting')).toContain('changes(process_start_time_seconds');
     expect(byName.get('AppShellReportsWaiting')).toContain('app_report_queue_oldest_age_seconds');
+    expect(byName.get('AppShellPageCacheStoreDown')).toContain('app_page_cache_store_up');
+    expect(byName.get('AppShellPageCacheStoreErrors')).toContain('app_page_cache_store_errors_total');
   });
 
   it('name only metrics the app serves', async () => {
@@ -184,7 +192,7 @@ describe('the alerting rules', () => {
     }
   });
 
-  it('fire at the thresholds the docs state (client-counts.md, report-queue.md)', () => {
+  it('fire at the thresholds the docs state (client-counts.md, report-queue.md, page-cache.md)', () => {
     const expr = (alert: string) =>
       rules.find((rule) => rule.alert === alert)?.expr.replace(/\s+/g, ' ') ?? '';
     // Reloads above 1 % of the build files served, at least 1,000 of them, over 30 minutes.
@@ -194,6 +202,15 @@ describe('the alerting rules', () => {
     expect(losing.match(/\[(\w+)\]/g)).toEqual(['[30m]', '[30m]', '[30m]', '[30m]']);
     // The oldest waiting report older than 15 minutes.
     expect(expr('AppShellReportsWaiting')).toMatch(/app_report_queue_oldest_age_seconds\{[^}]*\}\) > 900 $/);
+    // A pod away from the page cache store for 5 minutes.
+    const storeDown = rules.find((rule) => rule.alert === 'AppShellPageCacheStoreDown');
+    expect(storeDown?.expr.trim()).toBe('app_page_cache_store_up{app_kubernetes_io_name="app-shell"} == 0');
+    expect(storeDown?.for).toBe('5m');
+    // More than 5 % of the store's commands failing: errors over every command, timed answer or failure.
+    const storeErrors = expr('AppShellPageCacheStoreErrors');
+    expect(storeErrors).toMatch(
+      /^sum\(rate\(app_page_cache_store_errors_total\{[^}]*\}\[5m\]\)\) \/ sum\(rate\(app_page_cache_store_duration_seconds_count\{[^}]*\}\[5m\]\)\) > 0\.05 $/,
+    );
   });
 
   it('each have a severity, a summary and a description', () => {
@@ -221,6 +238,37 @@ describe('the Grafana dashboard', () => {
       'nodejs_eventloop_lag_p99_seconds',
     ])
       expect(named).toContain(name);
+  });
+
+  it('shows the page cache: reads by source, whether the store is up, and its p99 duration', () => {
+    const exprOf = (title: string) => targets.filter(({ panel }) => panel === title).map(({ expr }) => expr);
+    expect(exprOf('Page cache reads by source')).toEqual([
+      expect.stringMatching(/^sum by \(source\) \(rate\(app_page_cache_reads_total\{/),
+    ]);
+    expect(exprOf('Page cache store up')).toEqual([expect.stringContaining('app_page_cache_store_up{')]);
+    expect(exprOf('Page cache store p99 duration')).toEqual([
+      expect.stringMatching(
+        /^histogram_quantile\(0\.99, sum by \(le, operation\) \(rate\(app_page_cache_store_duration_seconds_bucket\{/,
+      ),
+    ]);
+    const named = new Set(targets.flatMap(({ expr }) => metricNames(expr)));
+    for (const name of ['app_page_cache_writes_total', 'app_page_cache_store_errors_total'])
+      expect(named).toContain(name);
+  });
+
+  it('lays its panels out on the 24-column grid, none over another', () => {
+    const placed = dashboard.panels.map(({ title, gridPos }) => ({ title, ...gridPos }));
+    for (const panel of placed) {
+      expect(panel.x).toBeGreaterThanOrEqual(0);
+      expect(panel.x + panel.w).toBeLessThanOrEqual(24);
+    }
+    const overlapping = placed.flatMap((a, i) =>
+      placed
+        .slice(i + 1)
+        .filter((b) => a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h)
+        .map((b) => `${a.title} / ${b.title}`),
+    );
+    expect(overlapping).toEqual([]);
   });
 
   it('names only metrics the app serves', async () => {

@@ -55,6 +55,10 @@ describe('readSettings', () => {
       distDir: '.next',
       fleetPeers: null,
       fleetFetchTimeoutMs: 3000,
+      pageCacheUrl: null,
+      pageCacheTimeoutMs: 100,
+      pageCacheTtlSeconds: 604_800,
+      pageCacheMemoryMb: 50,
     });
   });
 

@@ -1,5 +1,11 @@
 import { eventLoopCheck, heapCheck } from '../../../../lib/health/process-checks';
-import { healthReport, lastStatusSlot, type ReportSources } from '../../../../lib/health/report';
+import {
+  defaultSources,
+  healthReport,
+  lastStatusSlot,
+  type ReportSources,
+} from '../../../../lib/health/report';
+import { pageCacheStoreSlot } from '../../../../lib/page-cache/store-check';
 import { runCheck } from '../../../../lib/health/run-checks';
 import type { HealthCheck, HealthStatus, SampledCheck } from '../../../../lib/health/types';
 import { resetLifecycle } from '../../../../lib/lifecycle/state';
@@ -323,5 +329,23 @@ describe('reusing a report while nothing it is built from changes', () => {
     uptime = 11.1;
     const later = await healthReport('live', src);
     expect(later.checks['process:uptime']![0]!.observedValue).toBe(11);
+  });
+});
+
+describe("the default sources' sampled checks", () => {
+  afterEach(() => pageCacheStoreSlot.clear());
+
+  it('are the process checks alone without a page cache store, and add its check with one', () => {
+    pageCacheStoreSlot.clear();
+    expect(defaultSources.sampled().map((check) => check.name)).toEqual([
+      'eventloop:delay',
+      'memory:utilization',
+    ]);
+    pageCacheStoreSlot.write({ up: () => false, close: async () => {} });
+    expect(defaultSources.sampled().map((check) => check.name)).toEqual([
+      'eventloop:delay',
+      'memory:utilization',
+      'page-cache:store',
+    ]);
   });
 });

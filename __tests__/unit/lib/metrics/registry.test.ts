@@ -7,6 +7,7 @@ import {
   recordBeaconBudgetSpent,
   recordBeaconIgnored,
   recordQueue,
+  recordPageCache,
   recordTransaction,
   recordFleet,
   recordReport,
@@ -161,6 +162,9 @@ describe('recording without a registry', () => {
       reportQueue: () => {
         throw new Error('broken');
       },
+      pageCache: () => {
+        throw new Error('broken');
+      },
     });
     expect(() => recordTunnel('refused', 'method')).not.toThrow();
     expect(() => recordReport('sent')).not.toThrow();
@@ -172,6 +176,7 @@ describe('recording without a registry', () => {
     expect(() => recordQueue('dropped', { source: 'server', reason: 'full' })).not.toThrow();
     expect(() => recordInheritedSampled('honoured')).not.toThrow();
     expect(() => recordTransaction('sent', '2xx')).not.toThrow();
+    expect(() => recordPageCache('read', 1, 'store')).not.toThrow();
   });
 });
 
@@ -316,5 +321,60 @@ describe('every series docs/metrics.md lists', () => {
         'app_report_queue_oldest_age_seconds 0',
       ]),
     );
+  });
+});
+
+describe('the page cache series (docs/page-cache.md)', () => {
+  it('counts reads, writes, invalidations and store errors under their labels, and times the store', async () => {
+    recordPageCache('read', 1, 'memory');
+    recordPageCache('read', 2, 'store');
+    recordPageCache('read', 1, 'none');
+    recordPageCache('write', 1, 'store');
+    recordPageCache('write', 4, 'memory');
+    recordPageCache('invalidated', 3, 'tags');
+    recordPageCache('invalidated', 1, 'key');
+    recordPageCache('store_error', 2, 'get');
+    recordPageCache('store_seconds', 0.003, 'set');
+    recordPageCache('store_seconds', 2, 'set');
+    const rendered = (await metrics.render()).text.split('\n');
+    for (const line of [
+      'app_page_cache_reads_total{source="memory"} 1',
+      'app_page_cache_reads_total{source="store"} 2',
+      'app_page_cache_reads_total{source="none"} 1',
+      'app_page_cache_writes_total{kept="store"} 1',
+      'app_page_cache_writes_total{kept="memory"} 4',
+      'app_page_cache_invalidations_total{by="tags"} 3',
+      'app_page_cache_invalidations_total{by="key"} 1',
+      'app_page_cache_store_errors_total{operation="get"} 2',
+      'app_page_cache_store_duration_seconds_bucket{le="0.0025",operation="set"} 0',
+      'app_page_cache_store_duration_seconds_bucket{le="0.005",operation="set"} 1',
+      'app_page_cache_store_duration_seconds_bucket{le="1",operation="set"} 1',
+      'app_page_cache_store_duration_seconds_bucket{le="+Inf",operation="set"} 2',
+      'app_page_cache_store_duration_seconds_sum{operation="set"} 2.003',
+      'app_page_cache_store_duration_seconds_count{operation="set"} 2',
+    ])
+      expect(rendered).toContain(line);
+    // Each event in its own series only: eight counts, the twelve buckets with +Inf, the sum and the count.
+    expect(rendered.filter((line) => line.startsWith('app_page_cache_') && !line.startsWith('#'))).toHaveLength(
+      8 + 12 + 2,
+    );
+  });
+
+  it('shows whether the store answers as it is at each scrape, and no such series without a store', async () => {
+    expect(await lines('app_page_cache_store_up')).toEqual([]);
+    metrics.registry.clear();
+    recorderSlot.clear();
+    registrySlot.clear();
+    let up = true;
+    metrics = createMetrics({
+      phase: () => phase,
+      inFlight: () => 0,
+      version: '1',
+      release: 'r',
+      pageCacheStore: () => up,
+    });
+    expect(await lines('app_page_cache_store_up')).toEqual(['app_page_cache_store_up 1']);
+    up = false;
+    expect(await lines('app_page_cache_store_up')).toEqual(['app_page_cache_store_up 0']);
   });
 });

@@ -2,7 +2,12 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { adoptBuildValues, nextCompresses, servedPath } from '../../../../lib/server/build-output';
+import {
+  adoptBuildValues,
+  nextCompresses,
+  servedPath,
+  usesShellPageCache,
+} from '../../../../lib/server/build-output';
 import { readPublicFiles } from '../../../../lib/server/public-files';
 
 let root: string;
@@ -70,5 +75,23 @@ describe("the build's config", () => {
     expect(JSON.parse(process.env.__NEXT_PRIVATE_STANDALONE_CONFIG!)).toEqual({
       env: { APP_RELEASE: 'r1', APP_NUMBER: 7, OTHER: 'no', NEXT_PUBLIC_X: 'no' },
     });
+  });
+});
+
+describe("the build's page cache", () => {
+  it("is the shell's where the built config names its handler, however the path is written", () => {
+    expect(usesShellPageCache({ cacheHandler: '../dist/lib/page-cache/handler.js' })).toBe(true);
+    expect(usesShellPageCache({ cacheHandler: '/app/dist/lib/page-cache/handler.js' })).toBe(true);
+    expect(usesShellPageCache({ cacheHandler: '..\\dist\\lib\\page-cache\\handler.js' })).toBe(true);
+    expect(usesShellPageCache({ cacheHandler: 'lib/page-cache/handler.js' })).toBe(true);
+  });
+
+  it('is not where a product named a handler of its own, or none', () => {
+    expect(usesShellPageCache({ cacheHandler: '../cache-handler.js' })).toBe(false);
+    expect(usesShellPageCache({ cacheHandler: '../dist/lib/page-cache/handler.js.map' })).toBe(false);
+    expect(usesShellPageCache({ cacheHandler: '../mylib/page-cache/handler.js' })).toBe(false);
+    expect(usesShellPageCache({ cacheHandler: 'mylib/page-cache/handler.js' })).toBe(false);
+    expect(usesShellPageCache({})).toBe(false);
+    expect(usesShellPageCache(null)).toBe(false);
   });
 });
