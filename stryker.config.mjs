@@ -33,6 +33,7 @@ const config = {
     'lib/log/**/*.ts',
     'lib/management/**/*.ts',
     'lib/metrics/**/*.ts',
+    'lib/page-cache/**/*.ts',
     'lib/process/**/*.ts',
     'lib/reporting/**/*.ts',
     'lib/server/**/*.ts',
@@ -45,6 +46,9 @@ const config = {
     // tests run it from dist/, where StrykerJS's per-test coverage cannot follow). Its parts are
     // mutated where they live.
     '!lib/server/start.ts',
+    // `npm run test:with-product`'s command: a copy of the checkout, an install and the suites, which
+    // CI runs for real every time. Its decisions are mutated where they live (scripts/lib/with-product.js).
+    '!scripts/test-with-product.js',
   ],
   // Static mutants (module code that runs at import, such as a table of headers or a bound held in
   // a constant) are run too: each needs every test of every file that imports it, which costs time

@@ -19,6 +19,7 @@ const FOLDERS = [
   'lib/log',
   'lib/management',
   'lib/metrics',
+  'lib/page-cache',
   'lib/process',
   'lib/reporting',
   'lib/server',
