@@ -68,7 +68,7 @@ export interface Recorder {
    * none), a write kept by one (store, disk, memory), an entry dropped for a peer's write (key, tags);
    * the store: a command that failed or timed out (get, set), a command's seconds.
    */
-  pageCache: (event: PageCacheEvent, amount: number, label?: string) => void;
+  pageCache: (event: PageCacheEvent, amount: number, label: string) => void;
 }
 
 export type PageCacheEvent = 'read' | 'write' | 'invalidated' | 'store_error' | 'store_seconds';
@@ -202,7 +202,7 @@ export function recordQueue(event: QueueEvent, labels: QueueLabels, amount = 1):
 }
 
 /** Counts one event of the page cache. Never throws. */
-export function recordPageCache(event: PageCacheEvent, amount: number, label?: string): void {
+export function recordPageCache(event: PageCacheEvent, amount: number, label: string): void {
   try {
     recorderSlot.read()?.pageCache(event, amount, label);
   } catch {

@@ -298,7 +298,7 @@ export function createMetrics(sources: MetricsSources): Metrics {
       registers: [registry],
     }),
   };
-  const recordPageCacheEvent = (event: PageCacheEvent, amount: number, label = '') => {
+  const recordPageCacheEvent = (event: PageCacheEvent, amount: number, label: string) => {
     switch (event) {
       case 'read':
         pageCache.reads.inc({ source: label }, amount);

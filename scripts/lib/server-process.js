@@ -14,8 +14,9 @@ function unusedPort() {
     const probe = net.createServer();
     probe.once('error', reject);
     probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+      // Listening on a TCP port, the address is always an AddressInfo.
+      const { port } = /** @type {import('node:net').AddressInfo} */ (probe.address());
+      probe.close(() => resolve(port));
     });
   });
 }
@@ -143,7 +144,8 @@ async function startOnce({
   const exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
   const url = `http://127.0.0.1:${chosen}`;
   const deadline = Date.now() + timeoutMs;
-  let readyAfterMs = -1;
+  /** @type {number | null} */
+  let readyAfterMs = null;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) break;
     if ((await statusOf(`${url}${readyPath}`)) === readyStatus) {
@@ -152,7 +154,7 @@ async function startOnce({
     }
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
-  if (readyAfterMs < 0) {
+  if (readyAfterMs === null) {
     child.kill('SIGKILL');
     const said = `${output}${stdoutFile ? fs.readFileSync(stdoutFile, 'utf8') : ''}`;
     const why =
@@ -160,8 +162,8 @@ async function startOnce({
     const message = `${command} ${args.join(' ')} ${why}\n${said}`;
     throw /is already in use/.test(said) ? new PortTaken(message) : new Error(message);
   }
+  // A child that has exited already is signalled for nothing, and `exited` has its code.
   const stop = async () => {
-    if (child.exitCode !== null) return child.exitCode;
     const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
     child.kill('SIGTERM');
     const code = await exited;

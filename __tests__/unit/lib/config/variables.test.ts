@@ -147,7 +147,9 @@ describe('the SENTRY_TUNNEL_PATH check', () => {
   };
 
   it.each(['/404', '/500', '/api', '/API', '/Api'])('refuses %p, a path Next answers itself', (value) => {
-    expect(read(value).problems).toEqual([expect.stringMatching(/^SENTRY_TUNNEL_PATH must be one path segment/)]);
+    expect(read(value).problems).toEqual([
+      expect.stringMatching(/^SENTRY_TUNNEL_PATH must be one path segment/),
+    ]);
   });
 
   it.each(['/t7q2x', '/4040', '/apis', '/x_y-z'])('takes %p', (value) => {

@@ -355,9 +355,9 @@ describe('the page cache series (docs/page-cache.md)', () => {
     ])
       expect(rendered).toContain(line);
     // Each event in its own series only: eight counts, the twelve buckets with +Inf, the sum and the count.
-    expect(rendered.filter((line) => line.startsWith('app_page_cache_') && !line.startsWith('#'))).toHaveLength(
-      8 + 12 + 2,
-    );
+    expect(
+      rendered.filter((line) => line.startsWith('app_page_cache_') && !line.startsWith('#')),
+    ).toHaveLength(8 + 12 + 2);
   });
 
   it('shows whether the store answers as it is at each scrape, and no such series without a store', async () => {
