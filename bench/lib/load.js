@@ -35,7 +35,7 @@ async function load({ url, connections, seconds, method = 'GET', rate }) {
   }
   /** @type {Record<string, number>} */
   const codes = {};
-  for (const [code, { count }] of Object.entries(result.statusCodeStats ?? {})) codes[code] = count;
+  for (const [code, stats] of Object.entries(result.statusCodeStats ?? {})) codes[code] = stats.count ?? 0;
   return {
     rps: result.requests.average,
     p50: result.latency.p50,

@@ -4,12 +4,14 @@
 // read of the key, as they share one of Next's own memory cache's reads: one handleGet, one
 // IncrementalCache get and one memory read for the burst, not one each (`npm run bench:page-cache`).
 import ResponseCache from 'next/dist/server/response-cache';
-import { RouteKind } from 'next/dist/server/route-kind';
+import type { RouteKind } from 'next/dist/server/route-kind';
 import type { CacheEntry } from '../../../../lib/page-cache/codec';
 import { createLocalLayer } from '../../../../lib/page-cache/local-layer';
 import { createPageCache, type PageCache } from '../../../../lib/page-cache/page-cache';
 
 const KEY = '/post/hello';
+// RouteKind.PAGES (a const enum, which isolated modules cannot read).
+const PAGES = 'PAGES' as RouteKind;
 const entry: CacheEntry = {
   lastModified: Date.now(),
   value: { kind: 'PAGES', html: '<p>hello</p>', pageData: { pageProps: {} }, headers: {}, status: 200 },
@@ -38,13 +40,7 @@ function memoryOnly() {
 function nextsResponseCache(cache: PageCache) {
   const responseCache = new ResponseCache({
     minimalMode: false,
-    route: {
-      kind: RouteKind.PAGES,
-      page: '/post/[slug]',
-      pathname: '/post/[slug]',
-      filename: '',
-      bundlePath: '',
-    },
+    route: { kind: PAGES, sourceRoute: '/post/[slug]' },
   });
   const incrementalCache = {
     get: jest.fn(async (key: string, context: Record<string, unknown>) => {
@@ -57,7 +53,7 @@ function nextsResponseCache(cache: PageCache) {
   };
   const request = () =>
     responseCache.get(KEY, async () => null, {
-      routeKind: RouteKind.PAGES,
+      routeKind: PAGES,
       isFallback: false,
       isRoutePPREnabled: false,
       isOnDemandRevalidate: false,
