@@ -9,7 +9,8 @@ const autocannon = require('autocannon');
  * @property {number} max  ms, the slowest answer
  * @property {number} requests
  * @property {number} errors  connection errors and timeouts
- * @property {Record<string, number>} statuses
+ * @property {Record<string, number>} statuses  answers by class (`2xx`…)
+ * @property {Record<string, number>} codes  answers by status code (`200`…)
  */
 
 /**
@@ -32,6 +33,9 @@ async function load({ url, connections, seconds, method = 'GET', rate }) {
     const code = key.match(/^(\d)xx$/)?.[1];
     if (code && typeof value === 'number' && value > 0) statuses[`${code}xx`] = value;
   }
+  /** @type {Record<string, number>} */
+  const codes = {};
+  for (const [code, stats] of Object.entries(result.statusCodeStats ?? {})) codes[code] = stats.count ?? 0;
   return {
     rps: result.requests.average,
     p50: result.latency.p50,
@@ -40,6 +44,7 @@ async function load({ url, connections, seconds, method = 'GET', rate }) {
     requests: result.requests.total,
     errors: result.errors + result.timeouts,
     statuses,
+    codes,
   };
 }
 

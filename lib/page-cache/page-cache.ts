@@ -106,6 +106,17 @@ export function createPageCache(parts: PageCacheParts): PageCache {
       const held = local.get(key);
       if (held) {
         found('memory');
+        // Answered after this turn of the event loop, not in a microtask. Next shares one read of a key
+        // among the requests that ask while it is pending, and only then (the response cache's
+        // getBatcher, node_modules/next/dist/server/response-cache/index.js, over
+        // next/dist/lib/batcher.js, which forgets the read once it settles). Requests arriving in
+        // the same poll phase are each parsed in a callback of their own, and a hit settled in
+        // microtasks has settled before the next one asks: each paid the whole read (the response
+        // cache's handleGet, the IncrementalCache's get, this). Past the turn, a burst shares one.
+        // That also pays for what Next adds to every request under a custom handler and never to
+        // its own cache: an import() of this handler's file, before any read
+        // (getIncrementalCache, next/dist/server/route-modules/route-module.js). bench/README.md.
+        await new Promise((resolve) => setImmediate(resolve));
         return held;
       }
       const generation = local.generation(key);
