@@ -119,8 +119,8 @@ export default class PageCacheHandler {
     const entry = await this.cache.get(key, context);
     if (!entry) return null;
     // A tag revalidated after the entry was made: a miss, as in Next's own file-system cache.
-    const tags = entryTags(entry, context);
-    if (tags.length > 0 && areTagsExpired(tags, entry.lastModified)) return null;
+    // (No tags: Next's check finds none expired.)
+    if (areTagsExpired(entryTags(entry, context), entry.lastModified)) return null;
     return entry as CacheHandlerValue;
   }
 

@@ -13,10 +13,10 @@ export function buildNamespace(serverDistDir: string): string {
   const buildId = readFileSync(path.join(distDir, 'BUILD_ID'), 'utf8').trim();
   let deploymentId: unknown;
   try {
-    deploymentId = JSON.parse(readFileSync(path.join(distDir, 'required-server-files.json'), 'utf8'))?.config
-      ?.deploymentId;
+    deploymentId = JSON.parse(readFileSync(path.join(distDir, 'required-server-files.json'), 'utf8')).config
+      .deploymentId;
   } catch {
-    deploymentId = undefined;
+    // No file, no JSON, no config in it: no deploymentId (a step missing throws, and lands here).
   }
   return typeof deploymentId === 'string' && deploymentId !== '' ? `dpl-${deploymentId}` : buildId;
 }

@@ -137,14 +137,14 @@ export function createPageCache(parts: PageCacheParts): PageCache {
           }
         }
       } else if (disk) {
-        const entry = await disk.get(key, context).catch(() => null);
+        const entry = await disk.get(key, context).catch(() => undefined);
         if (entry) {
           remember(key, entry, generation);
           found('disk');
           return entry;
         }
       }
-      const seeded = await build.get(key, context).catch(() => null);
+      const seeded = await build.get(key, context).catch(() => undefined);
       if (seeded) {
         remember(key, seeded, generation);
         found('build');

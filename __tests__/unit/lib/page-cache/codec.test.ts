@@ -72,4 +72,15 @@ describe('an entry of the page cache as the store keeps it', () => {
   it('refuses an entry without a value', () => {
     expect(decodeEntry(JSON.stringify({ lastModified: 1 }))).toBeNull();
   });
+
+  it('refuses an entry whose time is missing, not a number, or not finite', () => {
+    expect(decodeEntry('{"value":{}}')).toBeNull();
+    expect(decodeEntry('{"lastModified":"1700000000000","value":{}}')).toBeNull();
+    expect(decodeEntry('{"lastModified":1e999,"value":{}}')).toBeNull();
+  });
+
+  it("gives back a page's props with an empty key as they were, not as a Buffer or a Map", () => {
+    const entry = { lastModified: 1, value: { pageData: { '': 'text', list: { '': [['a', 1]] } } } };
+    expect(decodeEntry(encodeEntry(entry))).toEqual(entry);
+  });
 });

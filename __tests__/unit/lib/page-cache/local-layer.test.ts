@@ -195,4 +195,27 @@ describe('a read that began before a write', () => {
     // Pruned: what a read of a key begun before then started from no longer matches.
     expect(local.generation('untouched')).not.toBe(untouched);
   });
+
+  it('forgets the generations of keys it no longer holds only past twice its entries and 1024', () => {
+    const local = createLocalLayer<string>(100);
+    const fresh = local.generation('fresh');
+    for (let n = 0; n < 1024; n += 1) local.delete(`gone-${n}`);
+    // 1024 generations kept: not yet pruned, so a read of a key begun before still keeps its value.
+    expect(local.setIfUnchanged('fresh', 'F', 1, fresh)).toBe(true);
+    // 1025: pruned, and a read begun before is refused (it may hold a page a peer said is old).
+    const past = createLocalLayer<string>(100);
+    const other = past.generation('other');
+    for (let n = 0; n < 1025; n += 1) past.delete(`gone-${n}`);
+    expect(past.setIfUnchanged('other', 'O', 1, other)).toBe(false);
+  });
+
+  it('keeps the generations of the keys it holds when it forgets the others', () => {
+    const local = createLocalLayer<string>(100);
+    local.set('held', 'H', 1);
+    const held = local.generation('held');
+    for (let n = 0; n < 1100; n += 1) local.delete(`gone-${n}`);
+    // Nothing wrote or removed 'held' since: a read begun then may keep what it read.
+    expect(local.setIfUnchanged('held', 'H2', 1, held)).toBe(true);
+    expect(local.get('held')).toBe('H2');
+  });
 });

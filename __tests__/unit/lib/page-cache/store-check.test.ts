@@ -53,3 +53,9 @@ describe("the page cache store's health check", () => {
     expect(pageCacheChecks()).toEqual([]);
   });
 });
+
+describe('the check with no store in its slot', () => {
+  it('warns rather than passes', () => {
+    expect(pageCacheStoreCheck.read()).toMatchObject({ status: 'warn', observedValue: false });
+  });
+});

@@ -280,7 +280,10 @@ describe('the store', () => {
     await until(() => store!.up());
     redis.state.holdGets = true;
     const started = performance.now();
-    await expect(store.get('key')).rejects.toMatchObject({ code: 'ETIMEDOUT' });
+    await expect(store.get('key')).rejects.toMatchObject({
+      code: 'ETIMEDOUT',
+      message: 'no answer from the store within 100 ms',
+    });
     const waited = performance.now() - started;
     expect(waited).toBeGreaterThanOrEqual(95);
     expect(waited).toBeLessThan(1000);
@@ -322,6 +325,20 @@ describe('the store', () => {
     await until(() => backs > 0);
     expect(backs).toBe(1);
     expect(events()).toEqual(['page_cache.store_up', 'page_cache.store_down', 'page_cache.store_up']);
+    // Each line says which store, and the one of its going says what the visitors get meanwhile.
+    expect(lines.filter((line) => line.event === 'page_cache.store_up')).toEqual([
+      expect.objectContaining({
+        level: 'info',
+        store: expect.stringMatching(/^redis:\/\/127\.0\.0\.1:\d+$/),
+      }),
+      expect.objectContaining({
+        level: 'info',
+        store: expect.stringMatching(/^redis:\/\/127\.0\.0\.1:\d+$/),
+      }),
+    ]);
+    expect(lines.find((line) => line.event === 'page_cache.store_down')).toMatchObject({
+      message: expect.stringContaining('until the store is back'),
+    });
     expect(JSON.stringify(lines)).not.toContain('s3cret');
   });
 
