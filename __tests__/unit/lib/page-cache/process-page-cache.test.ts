@@ -1,7 +1,7 @@
 // The process's page cache as Next's handler opens it (lib/page-cache/handler.ts, ./page-files.ts),
 // without a store, on a build folder of its own: the build's pages read as Next wrote them and never
-// written, regenerated pages in the writable cache folder of this build, the memory bound in MB, one
-// line at start, and nothing at all while `next build` prerenders.
+// written, regenerated pages in the writable cache folder of this build across a restart, the memory
+// bound in MB from both sides. ./open.test.ts has the build phase, an unwritable folder and a store.
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -118,25 +118,6 @@ describe('without a store', () => {
     ]);
   });
 
-  it("says once, at start, that pages are kept in memory only when the folder can't be written", async () => {
-    settingsWith({});
-    // `cache` is a file: the folder cannot be made.
-    writeFileSync(path.join(distDir, 'cache'), 'not a folder');
-    const cache = handler();
-    handler();
-    await cache.set('/blog/new', page('<p>new</p>'), WRITE);
-    expect((await cache.get('/blog/new', CONTEXT))?.value).toMatchObject({ html: '<p>new</p>' });
-    expect(reads).toEqual(['memory']);
-    const said = pageCacheLines();
-    expect(said.map((line) => [line.event, line.level])).toEqual([
-      ['page_cache.folder_unwritable', 'warn'],
-      ['page_cache.ready', 'info'],
-    ]);
-    expect(said[0]?.message).toMatch(/memory only: the cache folder cannot be written/);
-    expect(JSON.stringify(said[0]?.error)).toContain('ENOTDIR');
-    expect(said[1]).toMatchObject({ folder: false, store: null, memoryMb: 50 });
-  });
-
   it('keeps as many bytes in memory as PAGE_CACHE_MEMORY_MB says, counted in MB', async () => {
     // 1 MB holds a page of 300 KB; a bound read as KB (or bytes) would hold none, so the
     // second read would go to the folder.
@@ -154,19 +135,7 @@ describe('without a store', () => {
   });
 });
 
-describe('while `next build` prerenders', () => {
-  it('writes no folder and says nothing: the handler is the build’s memory only', async () => {
-    process.env.NEXT_PHASE = 'phase-production-build';
-    settingsWith({ PAGE_CACHE_URL: 'redis://127.0.0.1:9/0' });
-    // No BUILD_ID yet while building.
-    rmSync(path.join(distDir, 'BUILD_ID'));
-    const cache = handler();
-    await cache.set('/blog/new', page('<p>new</p>'), WRITE);
-    expect((await cache.get('/blog/new', CONTEXT))?.value).toMatchObject({ html: '<p>new</p>' });
-    expect(existsSync(path.join(distDir, 'cache'))).toBe(false);
-    expect(pageCacheLines()).toEqual([]);
-  });
-
+describe('the build phase (open.test.ts has what the handler does in it)', () => {
   it('is only that phase: a server started after the build opens its folder', () => {
     process.env.NEXT_PHASE = 'phase-production-server';
     settingsWith({});

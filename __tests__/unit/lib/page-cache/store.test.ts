@@ -290,6 +290,25 @@ describe('the store', () => {
     expect(counted).toEqual(['store_error get 1']);
   });
 
+  it('times each command in seconds, under its operation, answered or not', async () => {
+    const seconds: string[] = [];
+    recorderSlot.write(
+      recorderWith({
+        pageCache: (event, amount, label) => {
+          // A read held past its 100 ms: at least 0.1 s, and far under the 100 a reading in ms would be.
+          if (event === 'store_seconds')
+            seconds.push(`${label} ${amount >= 0.095 && amount < 5 ? 'about 0.1 s' : amount}`);
+        },
+      }),
+    );
+    await redis.listen();
+    store = connectStore({ url: redis.url, timeoutMs: 100 });
+    await until(() => store!.up());
+    redis.state.holdGets = true;
+    await expect(store.get('key')).rejects.toMatchObject({ code: 'ETIMEDOUT' });
+    expect(seconds).toEqual(['get about 0.1 s']);
+  });
+
   it('says once that it is away, however often it fails, and never its password', async () => {
     store = connectStore({ url: `redis://:s3cret@127.0.0.1:${await closedPort()}`, timeoutMs: 100 });
     // Several reconnections fail meanwhile (50, 100, 200 ms…).
