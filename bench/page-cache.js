@@ -160,6 +160,8 @@ async function hit(url) {
  * @returns {Promise<Server>}
  */
 async function startShell(name, key, dir, env) {
+  // A fresh clone has no bench/.work until a bench makes it.
+  fs.mkdirSync(WORK, { recursive: true });
   const server = await startServerProcess({
     command: process.execPath,
     args: ['scripts/start.js'],
