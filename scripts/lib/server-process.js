@@ -5,19 +5,39 @@ const fs = require('node:fs');
 const http = require('node:http');
 const net = require('node:net');
 
-/** Ports this process has handed out: the system can give the same free port twice in a row. */
+/** Ports this process has handed out: the same free port can come up twice in a row. */
 const handedOut = new Set();
 
-/** @returns {Promise<number>} a port nothing listens on right now */
+/** Where Linux says which ports it picks by itself, for a connection out or a listen on port 0. */
+const SYSTEM_RANGE = '/proc/sys/net/ipv4/ip_local_port_range';
+
+/** Ports handed out lie from here to just below the system's own range. */
+const FIRST_PORT = 10_000;
+
+/**
+ * The first port of the system's own range; Linux's default where the file cannot be read.
+ * @param {string} [file] @returns {number}
+ */
+function systemRangeStart(file = SYSTEM_RANGE) {
+  try {
+    return Number(fs.readFileSync(file, 'utf8').trim().split(/\s+/)[0]);
+  } catch {
+    return 32_768;
+  }
+}
+
+/**
+ * A random port below the system's own range if nothing listens on it now, else null. Below the
+ * range, nothing takes the port before its server binds it but another explicit bind: a port from
+ * `listen(0)` is in the range, where the next connection out can take it first.
+ * @returns {Promise<number | null>}
+ */
 function unusedPort() {
-  return new Promise((resolve, reject) => {
+  const port = FIRST_PORT + Math.floor(Math.random() * (systemRangeStart() - FIRST_PORT));
+  return new Promise((resolve) => {
     const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      // Listening on a TCP port, the address is always an AddressInfo.
-      const { port } = /** @type {import('node:net').AddressInfo} */ (probe.address());
-      probe.close(() => resolve(port));
-    });
+    probe.once('error', () => resolve(null));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(port)));
   });
 }
 
@@ -29,7 +49,7 @@ function unusedPort() {
 async function freePort() {
   for (let attempt = 0; attempt < 50; attempt += 1) {
     const port = await unusedPort();
-    if (!handedOut.has(port)) {
+    if (port !== null && !handedOut.has(port)) {
       handedOut.add(port);
       return port;
     }
@@ -173,4 +193,4 @@ async function startOnce({
   return { url, port: chosen, managementPort, child, readyAfterMs, output: () => output, exited, stop };
 }
 
-module.exports = { choosingPortsAgain, freePort, PortTaken, startServerProcess };
+module.exports = { choosingPortsAgain, freePort, PortTaken, startServerProcess, systemRangeStart };

@@ -2,9 +2,15 @@
 // chose that was taken before the server listened is chosen again; one the caller chose is left to
 // the caller, told apart from other failures.
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort, PortTaken, startServerProcess } from '../../../../scripts/lib/server-process';
+import {
+  freePort,
+  PortTaken,
+  startServerProcess,
+  systemRangeStart,
+} from '../../../../scripts/lib/server-process';
 
 let dir: string;
 
@@ -178,8 +184,62 @@ describe('a server it starts', () => {
   }, 20_000);
 });
 
-it('hands out a port once only, though the system may offer it again', async () => {
-  const ports = await Promise.all(Array.from({ length: 20 }, () => freePort()));
-  expect(new Set(ports).size).toBe(20);
-  for (const port of ports) expect(port).toBeGreaterThan(0);
+describe('freePort', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  it('hands out a port once only, though the same one may come up again', async () => {
+    jest.spyOn(Math, 'random').mockReturnValueOnce(0.5).mockReturnValueOnce(0.5).mockReturnValueOnce(0.25);
+    const first = await freePort();
+    const second = await freePort();
+    expect(second).not.toBe(first);
+  });
+
+  it('hands out only ports below the range the system picks from itself, where no connection out takes them', async () => {
+    const ports = await Promise.all(Array.from({ length: 20 }, () => freePort()));
+    expect(new Set(ports).size).toBe(20);
+    const rangeStart = systemRangeStart();
+    for (const port of ports) {
+      expect(port).toBeGreaterThanOrEqual(10_000);
+      expect(port).toBeLessThan(rangeStart);
+    }
+  });
+
+  it('reaches both ends of its span and never a port something listens on', async () => {
+    const span = systemRangeStart() - 10_000;
+    jest
+      .spyOn(Math, 'random')
+      .mockReturnValueOnce(0)
+      .mockReturnValueOnce((span - 0.5) / span);
+    const lowest = await freePort();
+    const highest = await freePort();
+    expect([lowest, highest]).toEqual([10_000, systemRangeStart() - 1]);
+
+    const busyPort = await freePort();
+    const busy = net.createServer();
+    await new Promise<void>((resolve) => busy.listen(busyPort, '127.0.0.1', resolve));
+    // The mocked draws: the listened port first, then the one below it.
+    const draw = (port: number) => (port - 10_000 + 0.5) / span;
+    jest
+      .spyOn(Math, 'random')
+      .mockReturnValueOnce(draw(busyPort))
+      .mockReturnValueOnce(draw(busyPort - 1));
+    const chosen = await freePort();
+    await new Promise((resolve) => busy.close(resolve));
+    expect(chosen).toBe(busyPort - 1);
+  });
+
+  it('gives up after 50 draws that give nothing new, saying so', async () => {
+    jest.spyOn(Math, 'random').mockReturnValue(0.75);
+    await freePort();
+    await expect(freePort()).rejects.toThrow('no port left that was not handed out before');
+    expect(Math.random).toHaveBeenCalledTimes(51);
+  });
+
+  it("reads where the system range starts, and takes Linux's default where it cannot", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'port-range-'));
+    fs.writeFileSync(path.join(dir, 'range'), '20000\t30999\n');
+    expect(systemRangeStart(path.join(dir, 'range'))).toBe(20_000);
+    expect(systemRangeStart(path.join(dir, 'missing'))).toBe(32_768);
+    fs.rmSync(dir, { recursive: true });
+  });
 });
