@@ -20,7 +20,8 @@ const FIRST_PORT = 10_000;
  */
 function systemRangeStart(file = SYSTEM_RANGE) {
   try {
-    return Number(fs.readFileSync(file, 'utf8').trim().split(/\s+/)[0]);
+    // "32768\t60999\n": the number before the tab.
+    return Number.parseInt(fs.readFileSync(file, 'utf8'), 10);
   } catch {
     return 32_768;
   }
