@@ -68,15 +68,10 @@ export default function nextConfig(phase: string): NextConfig {
     // malformed ones. With this, /_next/image is a 404 and next/image serves files as they are.
     // How to turn it on, and what that risks: docs/images.md.
     images: { unoptimized: true },
-    // Next's page cache (statically generated and regenerated pages, on-demand revalidation) through
-    // the shell's handler: one store for the fleet with PAGE_CACHE_URL, this process's memory and the
-    // writable cache folder without, and never a write into the build, which the shipped Deployment
-    // mounts read-only (docs/page-cache.md). Next's own memory layer is off (0): the handler has its
-    // own, which the store keeps true. Compiled to dist/ by `npm run build:server`, before `next build`;
-    // not under `npm run dev`, where Next renders every page afresh and caches none.
-    ...(dev
-      ? {}
-      : { cacheHandler: path.join(__dirname, 'dist/lib/page-cache/handler.js'), cacheMaxMemorySize: 0 }),
+    // Next's page cache (statically generated and regenerated pages, on-demand revalidation) goes
+    // through the shell's handler, which the production server hands Next at start rather than this
+    // file naming it as `cacheHandler`: Next imports a named handler's file twice on every request, a
+    // hit's largest cost (docs/page-cache.md). A product that names a `cacheHandler` here has its own.
     reactStrictMode: true,
     distDir,
     // Loaded from node_modules on the server, not bundled: the compiled server (lib/server/start.ts)

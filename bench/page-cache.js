@@ -22,7 +22,7 @@ const path = require('node:path');
 const { ROOT, WORK } = require('./lib/builds.js');
 const { load } = require('./lib/load.js');
 const { median } = require('./lib/median.js');
-const { buildPageCacheVariants } = require('./lib/page-cache-build.js');
+const { buildPageCacheVariants, NEXT_OWN_CACHE } = require('./lib/page-cache-build.js');
 const { freePort, startServerProcess } = require('../scripts/lib/server-process.js');
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS) || 6;
@@ -64,6 +64,9 @@ function pin(pid) {
   const result = spawnSync('taskset', ['-a', '-p', '-c', SERVER_CPU, String(pid)], { encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`taskset failed: ${result.stderr}`);
 }
+
+/** Where a server's log lines go. @param {string} key */
+const logOf = (key) => path.join(WORK, `page-cache-${key}.log`);
 
 /** @param {number} port @returns {Promise<boolean>} */
 function accepts(port) {
@@ -168,7 +171,7 @@ async function startShell(name, key, dir, env) {
     cwd: dir,
     env: { HOST: '127.0.0.1', MANAGEMENT_PORT: '0', NEXT_DIST_DIR: '.next', ...env },
     readyPath: '/api/health/ready',
-    stdoutFile: path.join(WORK, `page-cache-${key}.log`),
+    stdoutFile: logOf(key),
   });
   const url = `${server.url}${PAGE}`;
   let renderedAt;
@@ -211,7 +214,11 @@ async function main() {
   const redis = await startRedis();
   try {
     pin(redis.pid);
-    servers.push(await startShell("Next's own cache", 'next-own', dirs.nextOwn, {}));
+    servers.push(
+      await startShell("Next's own cache", 'next-own', dirs.nextOwn, {
+        NODE_OPTIONS: `--require ${NEXT_OWN_CACHE}`,
+      }),
+    );
     servers.push(
       await startShell("shell's handler, with a store", 'shell-store', dirs.shellStore, {
         PAGE_CACHE_URL: redis.url,
@@ -280,6 +287,15 @@ async function main() {
   } finally {
     await Promise.allSettled(servers.map((server) => server.stop()));
     await redis.stop();
+  }
+  // Each server cached as its row says: the shell's handler opened in the shell's rows only (read
+  // once the servers are stopped, when their logs are whole).
+  for (const server of servers) {
+    const opened = fs.readFileSync(logOf(server.key), 'utf8').includes('"event":"page_cache.ready"');
+    if (opened !== (server.key !== 'next-own'))
+      throw new Error(
+        `${server.name}: the shell's handler ${opened ? 'opened' : 'did not open'} (${logOf(server.key)})`,
+      );
   }
 }
 

@@ -44,8 +44,8 @@ if [ ! -f dist/lib/server/start.js ]; then
   echo "No compiled server in dist/: run npm run build first." >&2
   exit 1
 fi
-# Into what Next's trace put there already (the page cache's handler, which the build's config names,
-# and what it requires): merged, never copied inside it as dist/dist.
+# Into what Next's trace may have put there already (a file of dist/ that a product's next.config names,
+# such as a cache handler of its own): merged, never copied inside it as dist/dist.
 mkdir -p "$dest/dist"
 cp -R dist/. "$dest/dist/"
 # Next traced what its bundles require; the compiled server also requires packages no bundle does.

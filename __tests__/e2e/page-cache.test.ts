@@ -7,11 +7,12 @@
 // (pages/api/revalidate.ts: res.revalidate()) are the product. The same harness with Next's own page
 // cache shows what the shell's mends: stale pages on the other pod, warnings on every regeneration.
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startServerProcess, type ServerProcess } from '../../scripts/lib/server-process';
 import { buildProduct, NEXT_DEPLOYMENT, PARITY_PRODUCTS, prebuiltProduct } from '../support/product-build';
+import { NEXT_OWN_CACHE } from '../../bench/lib/page-cache-build';
 import { freePort } from '../support/server';
 import { type StoreServer, startStoreServer } from '../support/store-server';
 import { until } from '../support/until';
@@ -20,8 +21,6 @@ jest.setTimeout(180_000);
 
 const PRODUCT = PARITY_PRODUCTS.find((product) => product.name === 'default')!;
 const WARNING = 'Failed to update prerender cache';
-/** next.config's `cacheMaxMemorySize` unset: 50 MB (node_modules/next/dist/server/config-shared.js). */
-const NEXT_DEFAULT_MEMORY_BYTES = 50 * 1024 * 1024;
 
 const made: string[] = [];
 const running: ServerProcess[] = [];
@@ -47,17 +46,8 @@ function copyOf(dir: string, edit?: (copy: string) => void): string {
   return copy;
 }
 
-/**
- * The build as Next would cache it alone: the shell's handler taken out of the built config, and
- * Next's memory layer back at its default (the built config is used as it is, unmerged).
- */
-function withNextsOwnCache(copy: string): void {
-  const file = path.join(copy, '.next/required-server-files.json');
-  const manifest = JSON.parse(readFileSync(file, 'utf8'));
-  delete manifest.config.cacheHandler;
-  manifest.config.cacheMaxMemorySize = NEXT_DEFAULT_MEMORY_BYTES;
-  writeFileSync(file, JSON.stringify(manifest));
-}
+/** Next's own page cache in the shell's server, the build unchanged (the preloaded file says how). */
+const NEXTS_OWN_CACHE = { NODE_OPTIONS: `--require ${NEXT_OWN_CACHE}` };
 
 /** A pod's writable `.next/cache` (an emptyDir): kept across a restart of its container. */
 function emptyDir(): string {
@@ -183,8 +173,8 @@ describe("Next's own page cache on the same harness", () => {
   let a: ServerProcess;
   let b: ServerProcess;
   beforeAll(async () => {
-    a = await startPod(copyOf(built, withNextsOwnCache), {});
-    b = await startPod(copyOf(built, withNextsOwnCache), {});
+    a = await startPod(copyOf(built), NEXTS_OWN_CACHE);
+    b = await startPod(copyOf(built), NEXTS_OWN_CACHE);
   });
   afterAll(async () => {
     await Promise.allSettled([a.stop(), b.stop()]);

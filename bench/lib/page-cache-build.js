@@ -1,9 +1,9 @@
 // The builds `npm run bench:page-cache` compares: one copy of the shell with a product page added
 // (bench/page-cache/post.tsx as pages/post/[slug].tsx, as a team adds one), built once as
 // `npm run build` builds it, then copied three times, so the three servers run the same build and
-// differ only in their page cache. The copy with Next's own cache has the shell's handler taken out
-// of the built config and Next's memory layer back at its default, as
-// __tests__/e2e/page-cache.test.ts makes it (the server reads the built config as it is, unmerged).
+// differ only in their page cache. The server with Next's own cache starts with NEXT_OWN_CACHE
+// preloaded, which hands Next its own FileSystemCache before the shell's server would hand it the
+// shell's handler (as __tests__/e2e/page-cache.test.ts starts its own-cache pods).
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
@@ -13,8 +13,8 @@ const { ROOT, NEXT_BIN } = require('./builds.js');
 // Outside the repository: a copy of package.json under it would be a second module of the same name
 // to Jest, and a second tree of the shell's sources to every tool that walks it.
 const FOLDER = path.join(os.tmpdir(), 'app-shell-bench-page-cache');
-/** next.config's `cacheMaxMemorySize` unset: 50 MB (node_modules/next/dist/server/config-shared.js). */
-const NEXT_DEFAULT_MEMORY_BYTES = 50 * 1024 * 1024;
+/** For NODE_OPTIONS=--require: Next's own page cache in the shell's server (the file says how). */
+const NEXT_OWN_CACHE = path.join(ROOT, 'bench/page-cache/next-own-cache.js');
 /** What a team's checkout holds beside node_modules (as __tests__/support/product-build.ts copies it). */
 const SHELL_ENTRIES = [
   'pages',
@@ -73,14 +73,9 @@ function buildPageCacheVariants() {
   };
   const nextOwn = copy('next-own');
   const file = path.join(nextOwn, '.next/required-server-files.json');
-  const manifest = JSON.parse(fs.readFileSync(file, 'utf8'));
-  if (typeof manifest.config.cacheHandler !== 'string')
-    throw new Error(`${file} names no cacheHandler: the shell's next.config changed`);
-  delete manifest.config.cacheHandler;
-  // Not 0, which the shell sets: Next's own cache with no memory at all would read every page from disk.
-  manifest.config.cacheMaxMemorySize = NEXT_DEFAULT_MEMORY_BYTES;
-  fs.writeFileSync(file, JSON.stringify(manifest));
+  if (typeof JSON.parse(fs.readFileSync(file, 'utf8')).config.cacheHandler === 'string')
+    throw new Error(`${file} names a cacheHandler: the shell's next.config changed`);
   return { nextOwn, shellStore: copy('shell-store'), shellDisk: copy('shell-disk') };
 }
 
-module.exports = { buildPageCacheVariants, NEXT_DEFAULT_MEMORY_BYTES };
+module.exports = { buildPageCacheVariants, NEXT_OWN_CACHE };

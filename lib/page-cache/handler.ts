@@ -1,6 +1,13 @@
-// The cache handler next.config.ts names (`cacheHandler`): Next makes one of these for every request,
-// so each is a thin door to the one page cache of the process (./page-cache.ts), made by the first.
-// Next loads this file itself, from dist/ (compiled by tsconfig.server.json before `next build`).
+// The shell's page cache handler, which the production server hands Next at start (openPageCache): Next
+// makes one of these for every request, so each is a thin door to the one page cache of the process
+// (./page-cache.ts), made by the first.
+//
+// Handed over, not named in next.config.ts: Next `import()`s a `cacheHandler` file named there twice
+// on every request (getIncrementalCache in next/dist/server/next-server.js and in
+// next/dist/server/route-modules/route-module.js), about 80 µs a request with one visitor at a time,
+// more than the hit itself (docs/page-cache.md, `npm run bench:page-cache`). Where next.config names
+// none, Next's IncrementalCache takes the handler a platform put on the global below, by the same
+// interface and with the same arguments (next/dist/server/lib/incremental-cache/index.js).
 import { randomUUID } from 'node:crypto';
 import { tagsManifest, areTagsExpired } from 'next/dist/server/lib/incremental-cache/tags-manifest.external';
 import type { CacheHandlerContext, CacheHandlerValue } from 'next/dist/server/lib/incremental-cache';
@@ -50,16 +57,12 @@ export function entryTags(entry: CacheEntry, context: CacheContext): string[] {
 function createProcessPageCache(context: CacheHandlerContext): PageCache {
   const serverDistDir = context.serverDistDir ?? '';
   const fs = context.fs ?? nodeFs;
-  // `next build` makes handlers too, to prerender: it reads and writes no store, and no folder.
-  const building = process.env.NEXT_PHASE === 'phase-production-build';
   const { pageCacheUrl, pageCacheTimeoutMs, pageCacheTtlSeconds, pageCacheMemoryMb } = settings();
-  // (While building, the build has no id yet, and needs none: nothing it caches leaves the process.)
-  const namespace = building ? 'next-build' : buildNamespace(serverDistDir);
-  const store =
-    !building && pageCacheUrl ? connectStore({ url: pageCacheUrl, timeoutMs: pageCacheTimeoutMs }) : null;
+  const namespace = buildNamespace(serverDistDir);
+  const store = pageCacheUrl ? connectStore({ url: pageCacheUrl, timeoutMs: pageCacheTimeoutMs }) : null;
   if (store) pageCacheStoreSlot.write(store);
   let disk = null;
-  if (!store && !building) {
+  if (!store) {
     const folder = cacheFolderPages(fs, cacheFolderOf(serverDistDir, namespace));
     if (folder.files) disk = folder.files;
     else
@@ -69,13 +72,12 @@ function createProcessPageCache(context: CacheHandlerContext): PageCache {
           "Regenerated pages are kept in this instance's memory only: the cache folder cannot be written.",
       });
   }
-  if (!building)
-    log('info', 'page_cache.ready', {
-      build: namespace,
-      store: store && pageCacheUrl ? storeAddress(pageCacheUrl) : null,
-      folder: disk !== null,
-      memoryMb: pageCacheMemoryMb,
-    });
+  log('info', 'page_cache.ready', {
+    build: namespace,
+    store: store && pageCacheUrl ? storeAddress(pageCacheUrl) : null,
+    folder: disk !== null,
+    memoryMb: pageCacheMemoryMb,
+  });
   return createPageCache({
     namespace,
     local: createLocalLayer<CacheEntry>(pageCacheMemoryMb * 1024 * 1024),
@@ -95,14 +97,23 @@ function createProcessPageCache(context: CacheHandlerContext): PageCache {
   });
 }
 
+/** Where Next finds handlers a platform hands it (`FetchCache`: the page cache's, when next.config names none). */
+const NEXT_HANDLERS = Symbol.for('@next/cache-handlers');
+type NextHandlers = { FetchCache?: unknown } & Record<string, unknown>;
+
 /**
  * Opens the process's page cache at start (lib/server/start.ts), so the store is connected, and its
- * health check there, before the first page asks. Returns how to close the store at exit.
+ * health check there, before the first page asks, and hands Next the handler. A handler a platform
+ * handed Next already is left in place, and nothing opened. Returns how to close the store at exit.
  */
 export function openPageCache(serverDistDir: string): () => Promise<void> {
+  const global = globalThis as { [NEXT_HANDLERS]?: NextHandlers };
+  const handed = global[NEXT_HANDLERS];
+  if (handed?.FetchCache) return async () => {};
   pageCacheSlot.getOrCreate(() =>
     createProcessPageCache({ serverDistDir, fs: nodeFs, revalidatedTags: [], _requestHeaders: {} }),
   );
+  global[NEXT_HANDLERS] = { ...handed, FetchCache: PageCacheHandler };
   return async () => {
     await pageCacheStoreSlot.read()?.close();
   };

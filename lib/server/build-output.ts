@@ -26,16 +26,16 @@ export interface BuiltConfig {
   /** Where pages ask for build files (a path, or a CDN's URL): lib/config/asset-urls.ts. */
   assetPrefix?: string;
   supportsImmutableAssets?: boolean;
-  /** Next's page cache handler, relative to the build folder: the shell's, unless a product named its own. */
+  /** A page cache handler a product named (next.config's `cacheHandler`); the shell names none. */
   cacheHandler?: string;
 }
 
-/** Whether the build caches pages through the shell's handler (lib/page-cache/handler.ts). */
+/**
+ * Whether the server hands Next the shell's page cache handler (lib/page-cache/handler.ts): unless
+ * the product named a handler of its own in next.config, which Next then uses instead.
+ */
 export function usesShellPageCache(config: BuiltConfig | null): boolean {
-  return (
-    typeof config?.cacheHandler === 'string' &&
-    /(^|[\\/])lib[\\/]page-cache[\\/]handler\.js$/.test(config.cacheHandler)
-  );
+  return typeof config?.cacheHandler !== 'string';
 }
 
 /**

@@ -1,5 +1,6 @@
-// The process's page cache as lib/server/start.ts opens it (lib/page-cache/handler.ts): while
-// `next build` prerenders, without a store, with a folder that cannot be written, and with a store.
+// The process's page cache as lib/server/start.ts opens it (lib/page-cache/handler.ts): handed to
+// Next, left alone where a platform gave Next one, without a store, with a folder that cannot be
+// written, and with a store.
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -38,32 +39,46 @@ afterEach(async () => {
   pageCacheStoreSlot.clear();
   pageCacheSlot.clear();
   settingsSlot.clear();
+  delete (globalThis as { [NEXT_HANDLERS]?: unknown })[NEXT_HANDLERS];
   process.env = { ...saved };
   jest.restoreAllMocks();
   rmSync(root, { recursive: true, force: true });
 });
+
+const NEXT_HANDLERS = Symbol.for('@next/cache-handlers');
+/** What Next reads for handlers a platform gave (made empty for each test). */
+const nextHandlers = () => {
+  const global = globalThis as { [NEXT_HANDLERS]?: Record<string, unknown> };
+  return (global[NEXT_HANDLERS] ??= {});
+};
 
 const pageCacheLines = () => lines.filter((line) => line.event?.startsWith('page_cache.'));
 const page = (html: string) => ({ kind: 'PAGES', html, pageData: {}, headers: {}, status: 200 });
 const context = { kind: 'PAGES', isFallback: false } as const;
 
 describe("the process's page cache", () => {
-  it('while the build prerenders: no store, no folder, no word, and pages kept in memory by the megabyte', async () => {
-    process.env.NEXT_PHASE = 'phase-production-build';
+  it('hands Next the handler where Next looks for one a platform gave, keeping what else is there', () => {
+    delete process.env.PAGE_CACHE_URL;
+    const other = { kind: "a platform's remote cache" };
+    nextHandlers().RemoteCache = other;
+    openPageCache(serverDistDir);
+    expect(nextHandlers()).toEqual({ RemoteCache: other, FetchCache: PageCacheHandler });
+  });
+
+  it('leaves a handler a platform handed Next in place, and opens nothing', async () => {
     process.env.PAGE_CACHE_URL = 'redis://127.0.0.1:1';
-    process.env.PAGE_CACHE_MEMORY_MB = '1';
-    const handler = new PageCacheHandler({ serverDistDir, revalidatedTags: [], _requestHeaders: {} });
+    class PlatformCache {}
+    nextHandlers().FetchCache = PlatformCache;
+    const close = openPageCache(serverDistDir);
+    expect(nextHandlers().FetchCache).toBe(PlatformCache);
+    expect(pageCacheSlot.read()).toBeUndefined();
     expect(pageCacheStoreSlot.read()).toBeUndefined();
-    // 200 KB: more than a thousandth of the megabyte given, less than the megabyte.
-    const html = 'x'.repeat(200_000);
-    await handler.set('/shoe', page(html), context);
-    expect(await handler.get('/shoe', context)).toMatchObject({ value: { html } });
     expect(existsSync(path.join(root, 'cache'))).toBe(false);
     expect(pageCacheLines()).toEqual([]);
+    await expect(close()).resolves.toBeUndefined();
   });
 
   it("without a store: this build's pages in the writable cache folder, and says so", async () => {
-    delete process.env.NEXT_PHASE;
     delete process.env.PAGE_CACHE_URL;
     const close = openPageCache(serverDistDir);
     expect(existsSync(path.join(root, 'cache', 'app-shell-pages', 'b1'))).toBe(true);
@@ -84,7 +99,6 @@ describe("the process's page cache", () => {
   });
 
   it('without a store and a folder that cannot be written: memory only, and a warning that says why', () => {
-    delete process.env.NEXT_PHASE;
     delete process.env.PAGE_CACHE_URL;
     writeFileSync(path.join(root, 'cache'), 'not a folder');
     openPageCache(serverDistDir);
@@ -107,7 +121,6 @@ describe("the process's page cache", () => {
     await once(probe, 'close');
     const server = await startStoreServer(port);
     try {
-      delete process.env.NEXT_PHASE;
       process.env.PAGE_CACHE_URL = `redis://:s3cret@127.0.0.1:${port}`;
       const close = openPageCache(serverDistDir);
       const store = pageCacheStoreSlot.read();

@@ -1,7 +1,7 @@
 // The process's page cache as Next's handler opens it (lib/page-cache/handler.ts, ./page-files.ts),
 // without a store, on a build folder of its own: the build's pages read as Next wrote them and never
 // written, regenerated pages in the writable cache folder of this build across a restart, the memory
-// bound in MB from both sides. ./open.test.ts has the build phase, an unwritable folder and a store.
+// bound in MB from both sides. ./open.test.ts has the handing to Next, an unwritable folder and a store.
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -57,7 +57,7 @@ afterEach(() => {
   pageCacheSlot.clear();
   settingsSlot.clear();
   recorderSlot.clear();
-  delete process.env.NEXT_PHASE;
+  delete (globalThis as { [key: symbol]: unknown })[Symbol.for('@next/cache-handlers')];
   chmodSync(root, 0o700);
   rmSync(root, { recursive: true, force: true });
 });
@@ -132,16 +132,6 @@ describe('without a store', () => {
     await cache.get('/blog/bigger', CONTEXT);
     expect(reads).toEqual(['memory', 'disk']);
     expect(pageCacheLines()[0]).toMatchObject({ event: 'page_cache.ready', memoryMb: 1 });
-  });
-});
-
-describe('the build phase (open.test.ts has what the handler does in it)', () => {
-  it('is only that phase: a server started after the build opens its folder', () => {
-    process.env.NEXT_PHASE = 'phase-production-server';
-    settingsWith({});
-    handler();
-    expect(existsSync(path.join(distDir, 'cache', 'app-shell-pages', 'build-7'))).toBe(true);
-    expect(pageCacheLines().map((line) => line.event)).toEqual(['page_cache.ready']);
   });
 });
 
