@@ -309,9 +309,9 @@ export async function main({
   if (tracer) transactionWorkerSlot.write(path.join(__dirname, '../reporting/node/transaction-worker.js'));
 
   const fleet = dev ? null : await joinFleet(settings, distDir);
-  // Next's page cache (lib/page-cache/), opened now so that its store is connected before the first
-  // page asks; closed last, after the last answer. `npm run dev` caches no page; a product that named
-  // a cache handler of its own has its own.
+  // Next's page cache (lib/page-cache/), opened and handed to Next now, so that its store is connected
+  // before the first page asks; closed last, after the last answer. `npm run dev` caches no page; a
+  // product that named a cache handler of its own in next.config has its own.
   if (!dev && usesShellPageCache(parseBuiltConfig(builtConfigText(ROOT, distDir)))) {
     const { openPageCache } = await import('../page-cache/handler');
     const closePageCache = openPageCache(path.join(ROOT, distDir, 'server'));
