@@ -18,6 +18,8 @@ import {
 import { freePort, type RunningServer, startServer } from '../support/server';
 import { until } from '../support/until';
 import { rmSync } from 'node:fs';
+import { VARIABLES } from '../../lib/config/variables';
+import { REFRESH_MS } from '../../lib/fleet/directory';
 
 const FIRST = PARITY_PRODUCTS.find((product) => product.name === 'deployment-id')!;
 /** The deployment each slot's build was made with (support/product-build.ts). */
@@ -62,13 +64,25 @@ beforeAll(async () => {
       env: { FLEET_PEERS: peers },
     });
   balancer = await startBalancer({ a: `http://127.0.0.1:${ports.a}`, b: `http://127.0.0.1:${ports.b}` });
-  await until(
-    async () =>
-      (await sample(servers.a!, 'app_fleet_other_builds')) === 1 &&
-      (await sample(servers.b!, 'app_fleet_other_builds')) === 1,
-    10_000,
-    100,
-  );
+  // Each knows the other once it has asked it: B asks A as it starts (A then asks B within a
+  // second, perhaps before B listens) and both ask again every REFRESH_MS, each ask bounded by the
+  // fleet's fetch timeout. Three refreshes' worth on a machine busy with other tests, then the
+  // failure says what each instance saw.
+  const bound = 3 * (REFRESH_MS + VARIABLES.fleetFetchTimeoutMs.fallback({}));
+  const joined = async () =>
+    (await sample(servers.a!, 'app_fleet_other_builds')) === 1 &&
+    (await sample(servers.b!, 'app_fleet_other_builds')) === 1;
+  await until(joined, bound, 100).catch(async () => {
+    const seen = await Promise.all(
+      (['a', 'b'] as const).map(
+        async (slot) =>
+          `${slot}: app_fleet_other_builds ${await sample(servers[slot]!, 'app_fleet_other_builds')}, ` +
+          `app_fleet_peers ${await sample(servers[slot]!, 'app_fleet_peers')}\n` +
+          servers[slot]!.output().split('\n').slice(-20).join('\n'),
+      ),
+    );
+    throw new Error(`the two instances did not know each other within ${bound} ms:\n${seen.join('\n')}`);
+  });
   browser = await launchBrowser();
 }, 600_000);
 
