@@ -49,6 +49,9 @@ const config = {
     // `npm run test:with-product`'s command: a copy of the checkout, an install and the suites, which
     // CI runs for real every time. Its decisions are mutated where they live (scripts/lib/with-product.js).
     '!scripts/test-with-product.js',
+    // `npm run dev`'s command: the compile (scripts/compile-dev.js, mutated and unit-tested) then the
+    // server, wired in a dozen lines that the dev server's end-to-end test and the bench run for real.
+    '!scripts/dev.js',
   ],
   // Static mutants (module code that runs at import, such as a table of headers or a bound held in
   // a constant) are run too: each needs every test of every file that imports it, which costs time

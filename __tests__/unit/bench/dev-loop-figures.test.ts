@@ -22,11 +22,10 @@ describe('the development loop’s rows', () => {
     expect(rows.map((row) => row.name)).toEqual(KINDS.map((kind) => kind.name));
   });
 
-  it('holds a restart and a hot reload to 1.3 × bare, and a first start to no aim', () => {
+  it('holds a first start, a restart and a hot reload to 1.3 × bare', () => {
     const [first, restart, reload] = devLoopRows(samples);
     expect(AIM).toBe(1.3);
-    expect(first).not.toHaveProperty('target');
-    expect(first).not.toHaveProperty('met');
+    expect(first).toMatchObject({ target: '≤ 1.3 × bare', met: false });
     expect(restart).toMatchObject({ target: '≤ 1.3 × bare', met: false });
     expect(reload).toMatchObject({ target: '≤ 1.3 × bare', met: false });
   });
@@ -34,11 +33,11 @@ describe('the development loop’s rows', () => {
   it('meets the aim at exactly 1.3 × bare, and misses it just above', () => {
     const at = (shell: number) =>
       devLoopRows({
-        shell: { firstStart: [1], restart: [shell], hotReload: [shell] },
-        bare: { firstStart: [1], restart: [1000], hotReload: [1000] },
-      })[1]!.met;
-    expect(at(1300)).toBe(true);
-    expect(at(1301)).toBe(false);
+        shell: { firstStart: [shell], restart: [shell], hotReload: [shell] },
+        bare: { firstStart: [1000], restart: [1000], hotReload: [1000] },
+      }).map((row) => row.met);
+    expect(at(1300)).toEqual([true, true, true]);
+    expect(at(1301)).toEqual([false, false, false]);
   });
 
   it('counts the samples a median is of as the fewer of the two', () => {
@@ -56,7 +55,7 @@ describe('the development loop’s rows', () => {
     );
     expect(rowLine({ ...restart!, met: true })).toContain('≤ 1.3 × bare: met)');
     expect(rowLine(first!)).toBe(
-      "first start (nothing built) to the page’s first 200: 8,000 ms against bare next dev's 2,500 ms, 3.20× (median of 3)",
+      "first start (nothing built) to the page’s first 200: 8,000 ms against bare next dev's 2,500 ms, 3.20× (median of 3, ≤ 1.3 × bare: MISSED)",
     );
   });
 });
