@@ -12,76 +12,78 @@ const fs = require('node:fs');
 const path = require('node:path');
 const esbuild = require('esbuild');
 
-const ROOT = path.resolve(__dirname, '..');
-
 /** Where the server's sources live: tsconfig.server.json's entries and all they import. */
 const FOLDERS = ['lib', 'components', 'scripts'];
 
 /**
- * Every TypeScript source in FOLDERS, absolute and sorted, declaration files left out.
+ * Every TypeScript source in FOLDERS, absolute, declaration files left out.
  * @param {string} root
  * @returns {string[]}
  */
 function sources(root) {
   return FOLDERS.flatMap((folder) =>
-    fs
-      .readdirSync(path.join(root, folder), { recursive: true, encoding: 'utf8' })
+    /** @type {string[]} names, not buffers: no encoding asked is utf8 */ (
+      fs.readdirSync(path.join(root, folder), { recursive: true })
+    )
       .filter((file) => /\.tsx?$/.test(file) && !file.endsWith('.d.ts'))
       .map((file) => path.join(root, folder, file)),
-  ).sort();
+  );
 }
 
-/** In `outdir`: which sources the last compile took, relative to the root. */
+/** In `outdir`: what the last compile read and wrote, relative to the root. */
 const RECORD = '.dev-compile.json';
 
 /**
- * Whether the last compile into `outdir` stands: each of its sources (and tsconfig.json, whose settings esbuild reads)
- * older than its record, and each output there. A source that imports a new file has changed, so
- * a source the server needs cannot be added unseen.
+ * Whether the last compile into `outdir` stands: each file it read (and tsconfig.json, whose
+ * settings esbuild reads) older than its record, and each file it wrote still there. A source that
+ * imports a new file has changed, so a source the server needs cannot be added unseen.
+ * @param {string} root
+ * @param {string} outdir
+ * @returns {boolean}
  */
-function upToDate(/** @type {string} */ root, /** @type {string} */ outdir) {
+function upToDate(root, outdir) {
   try {
     const record = path.join(outdir, RECORD);
     const since = fs.statSync(record).mtimeMs;
-    const sources = JSON.parse(fs.readFileSync(record, 'utf8'));
+    /** @type {{ read: string[], wrote: string[] }} */
+    const { read, wrote } = JSON.parse(String(fs.readFileSync(record)));
     return (
-      Array.isArray(sources) &&
-      sources.length > 0 &&
-      [...sources, 'tsconfig.json'].every((source) => fs.statSync(path.join(root, source)).mtimeMs < since) &&
-      sources.every((source) => fs.existsSync(path.join(outdir, source.replace(/\.tsx?$/, '.js'))))
+      [...read, 'tsconfig.json'].every((file) => fs.statSync(path.join(root, file)).mtimeMs < since) &&
+      wrote.every((file) => fs.existsSync(path.join(root, file)))
     );
   } catch {
-    return false; // no record, or a source gone: compile
+    return false; // no record, or a file gone: compile
   }
 }
 
 /**
  * Compiles the server's files into `outdir` (dist/), unless the last compile there stands (a
- * restart with nothing changed); resolves to the sources compiled, none when it stood.
+ * restart with nothing changed); resolves to the sources compiled, none when it stood. The JSX
+ * runtime and the rest of the language come from tsconfig.json, as esbuild reads it.
+ * @param {string} root
+ * @param {string} outdir
+ * @returns {Promise<string[]>}
  */
-async function compileDev(/** @type {string} */ root = ROOT, outdir = path.join(root, 'dist')) {
+async function compileDev(root, outdir) {
   if (upToDate(root, outdir)) return [];
   const files = sources(root);
-  await esbuild.build({
+  const { metafile } = await esbuild.build({
     absWorkingDir: root,
     entryPoints: files,
     outbase: root,
     outdir,
-    bundle: false,
     format: 'cjs',
-    platform: 'node',
-    target: 'es2022',
-    jsx: 'automatic',
     // import() as require() in a promise, as tsc writes it for CommonJS: a native import() would take
     // Node's ES module resolution, which finds no extensionless file.
     supported: { 'dynamic-import': false },
-    logLevel: 'warning',
+    metafile: true,
   });
-  fs.writeFileSync(
-    path.join(outdir, RECORD),
-    JSON.stringify(files.map((/** @type {string} */ file) => path.relative(root, file))),
-  );
+  const record = {
+    read: files.map((file) => path.relative(root, file)),
+    wrote: Object.keys(metafile.outputs),
+  };
+  fs.writeFileSync(path.join(outdir, RECORD), JSON.stringify(record));
   return files;
 }
 
-module.exports = { compileDev, sources, FOLDERS, RECORD };
+module.exports = { compileDev, sources, upToDate, FOLDERS, RECORD };

@@ -8,7 +8,8 @@
 const path = require('node:path');
 const { compileDev } = require('./compile-dev.js');
 
-const compiled = compileDev();
+const root = path.join(__dirname, '..');
+const compiled = compileDev(root, path.join(root, 'dist'));
 try {
   require('next');
   // Next's development server, loaded by next({ dev: true }) when the server prepares it. Only a head
@@ -19,7 +20,7 @@ try {
 }
 compiled.then(
   () =>
-    require(path.join(__dirname, '../dist/lib/server/start.js')).runServer({
+    require(path.join(root, 'dist/lib/server/start.js')).runServer({
       dev: true,
       askedForWebpack: process.argv.includes('--webpack'),
     }),

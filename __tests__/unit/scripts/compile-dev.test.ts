@@ -2,11 +2,20 @@
 // time, where `npm run build:server` puts it, as CommonJS Node runs. The dev server's end-to-end test
 // (__tests__/e2e/dev-server.test.ts) runs the command itself from a clean checkout. Here, on a copy
 // of the server's sources, whose times the restart's test may change.
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import ts from 'typescript';
-import { compileDev } from '../../../scripts/compile-dev';
+import { compileDev, upToDate } from '../../../scripts/compile-dev';
 import { SOURCE_ROOT } from '../../support/paths';
 
 /** tsconfig.server.json's entries, as `npm run build:server` reads them. */
@@ -23,6 +32,9 @@ beforeAll(async () => {
   root = mkdtempSync(path.join(tmpdir(), 'compile-dev-'));
   for (const part of ['lib', 'components', 'scripts', 'tsconfig.json', 'tsconfig.server.json'])
     cpSync(path.join(SOURCE_ROOT, part), path.join(root, part), { recursive: true });
+  // What a folder may also hold, which is no source: a declaration file, a file named after one.
+  writeFileSync(path.join(root, 'lib/ambient.d.ts'), 'declare const ambient: string;\n');
+  writeFileSync(path.join(root, 'lib/notes.ts.txt'), 'not TypeScript\n');
   out = path.join(root, 'dist');
   compiled = await compileDev(root, out);
 }, 30_000);
@@ -57,8 +69,14 @@ describe("npm run dev's compile of the server", () => {
     }
     expect(missing).toEqual([]);
     expect(compiled.some((source) => source.endsWith('.tsx'))).toBe(true);
-    // Nothing from outside the project, nor a declaration file.
-    expect(compiled.filter((source) => !source.startsWith(root) || source.endsWith('.d.ts'))).toEqual([]);
+    // Each once, from the project's folders only, and no declaration file nor other file.
+    expect(new Set(compiled).size).toBe(compiled.length);
+    expect(
+      compiled.filter((source) => !/^(lib|components|scripts)\//.test(path.relative(root, source))),
+    ).toEqual([]);
+    expect(compiled).not.toContain(path.join(root, 'lib/ambient.d.ts'));
+    expect(compiled).not.toContain(path.join(root, 'lib/notes.ts.txt'));
+    expect(existsSync(path.join(out, 'lib/ambient.d.js'))).toBe(false);
   });
 
   it('writes CommonJS with the automatic JSX runtime, no type left', () => {
@@ -74,6 +92,19 @@ describe("npm run dev's compile of the server", () => {
 });
 
 describe('a restart', () => {
+  it('compiles when there is no record of a compile, or one it cannot read', () => {
+    const elsewhere = mkdtempSync(path.join(tmpdir(), 'compile-dev-out-'));
+    try {
+      expect(upToDate(root, elsewhere)).toBe(false);
+      writeFileSync(path.join(elsewhere, '.dev-compile.json'), '{"read": ');
+      expect(upToDate(root, elsewhere)).toBe(false);
+      writeFileSync(path.join(elsewhere, '.dev-compile.json'), '{"read": ["lib/gone.ts"], "wrote": []}');
+      expect(upToDate(root, elsewhere)).toBe(false);
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
+  });
+
   it('compiles nothing when nothing changed, and all again once a source, the config or an output changes', async () => {
     expect(await compileDev(root, out)).toEqual([]);
     // A source exactly as new as the record (an edit in the same tick of the clock): compiled again.
