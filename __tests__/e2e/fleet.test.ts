@@ -141,6 +141,19 @@ describe('two builds behind one round-robin balancer', () => {
     );
   }, 60_000);
 
+  /** What each instance said of its peers (a 503 for a build file says why in `fleet.peer_failed`). */
+  const fleetLines = () =>
+    Object.entries({ a, b })
+      .map(
+        ([slot, server]) =>
+          `${slot}: ${server
+            .output()
+            .split('\n')
+            .filter((line) => line.includes('"fleet.'))
+            .join(' ')}`,
+      )
+      .join('; ');
+
   /** Round robin over two: the balancer's next answer comes from the instance `last` is not. */
   async function nextAnswerNotFrom(last: string): Promise<void> {
     for (let probe = 0; probe < 2; probe += 1) {
@@ -179,7 +192,7 @@ describe('two builds behind one round-robin balancer', () => {
       outcomes.push(
         whole
           ? 'whole'
-          : `visit ${i}: hydrated ${hydrated}, lazy ${lazy}, navigated ${navigated}, documents ${visit.documents()}, failed ${visit.failedFiles.join(' ')}`,
+          : `visit ${i}: hydrated ${hydrated}, lazy ${lazy}, navigated ${navigated}, documents ${visit.documents()}, failed ${visit.failedFiles.join(' ')}; ${fleetLines()}`,
       );
       await visit.close();
     }

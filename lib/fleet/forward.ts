@@ -50,6 +50,8 @@ export interface FetchRequest {
   res: ServerResponse;
   timeoutMs: number;
   maxBytes: number;
+  /** Told why, when the outcome is 'failed'. */
+  onFailed?: (why: FailureReason) => void;
 }
 
 function askedHeaders(kind: 'static' | 'data', from: IncomingHttpHeaders, remote: string | undefined) {
@@ -95,6 +97,12 @@ function passes(kind: 'static' | 'data', status: number): boolean {
   return status < 500;
 }
 
+/**
+ * Why a fetch failed, for the operator's line (lib/fleet/stage.ts): "timeout", "status 502",
+ * "too large", or the error's code ("ECONNREFUSED").
+ */
+export type FailureReason = string;
+
 export function fetchFromPeer({
   peer,
   target,
@@ -103,38 +111,51 @@ export function fetchFromPeer({
   res,
   timeoutMs,
   maxBytes,
+  onFailed,
 }: FetchRequest): Promise<FetchOutcome> {
   return new Promise((resolve) => {
     let settled = false;
     let streaming = false;
-    const finish = (outcome: FetchOutcome) => {
+    const finish = (outcome: FetchOutcome, why?: FailureReason) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       peer.inFlight -= 1;
+      if (outcome === 'failed') onFailed?.(why ?? 'error');
       resolve(outcome);
     };
     /** The answer cannot be whole: nothing sent yet is a failure; a started answer is cut. */
-    const abandon = () => {
+    const abandon = (why: FailureReason) => {
       upstream.destroy();
       if (streaming) {
         res.destroy();
         finish('cut');
       } else {
-        finish('failed');
+        finish('failed', why);
       }
     };
     peer.inFlight += 1;
     // Stryker disable next-line StringLiteral: no method asks with GET too (Node's default).
     const method = req.method === 'HEAD' ? 'HEAD' : 'GET';
-    const upstream = http.request(`${peer.base}${target}`, {
-      method,
-      agent: peer.agent,
-      headers: askedHeaders(kind, req.headers, req.socket.remoteAddress),
-    });
-    // One clock for the whole exchange, headers and body: a slow peer costs at most this.
-    const timer = setTimeout(abandon, timeoutMs);
-    upstream.on('error', abandon);
+    const headers = askedHeaders(kind, req.headers, req.socket.remoteAddress);
+    const ask = (again: boolean): http.ClientRequest => {
+      const request = http.request(`${peer.base}${target}`, { method, agent: peer.agent, headers });
+      request.on('error', (error: NodeJS.ErrnoException) => {
+        // A kept-alive connection the peer closed as this request went out on it (its idle timer,
+        // its connection limit): the request never reached the peer, so it is asked once more, on
+        // another connection, as Node's documentation advises (`request.reusedSocket`).
+        if (!again && !settled && !streaming && request.reusedSocket && error.code === 'ECONNRESET') {
+          upstream = ask(true);
+          return;
+        }
+        abandon(error.code ?? 'error');
+      });
+      request.on('response', answered);
+      request.end();
+      return request;
+    };
+    // One clock for the whole exchange, headers and body, a second ask included: a slow peer costs at most this.
+    const timer = setTimeout(() => abandon('timeout'), timeoutMs);
     // The visitor went away: stop asking. (Also once the answer is whole: then `finish` has nothing
     // left to do, and destroying a request that has ended leaves its kept-alive socket pooled.) Not
     // the peer's failure: a browser drops a prefetch as it navigates, and the peer stays asked.
@@ -142,7 +163,7 @@ export function fetchFromPeer({
       upstream.destroy();
       finish(streaming ? 'cut' : 'gone');
     });
-    upstream.on('response', (answer) => {
+    function answered(answer: IncomingMessage): void {
       const status = answer.statusCode ?? 0;
       if (status === 404 && kind === 'static') {
         answer.resume();
@@ -152,7 +173,7 @@ export function fetchFromPeer({
       const declared = Number(answer.headers['content-length'] ?? NaN);
       if (!passes(kind, status) || declared > maxBytes) {
         upstream.destroy();
-        return finish('failed');
+        return finish('failed', declared > maxBytes ? 'too large' : `status ${status}`);
       }
       streaming = true;
       res.writeHead(status, answerHeaders(kind, answer.headers));
@@ -160,7 +181,7 @@ export function fetchFromPeer({
       answer.on('data', (chunk: Buffer) => {
         received += chunk.length;
         // No check against the declared length here: Node's parser passes on no byte past it.
-        if (received > maxBytes) return abandon();
+        if (received > maxBytes) return abandon('too large');
         // The visitor's pace, not the peer's: at most one chunk waits in memory.
         if (!res.write(chunk)) {
           answer.pause();
@@ -169,12 +190,12 @@ export function fetchFromPeer({
       });
       // A peer that sends less than it declared, or closes mid-body, ends in 'error' (Node's
       // "aborted"), never in 'end': an answer that ends is whole.
-      answer.on('error', abandon);
+      answer.on('error', () => abandon('cut short'));
       answer.on('end', () => {
         res.end();
         finish('found');
       });
-    });
-    upstream.end();
+    }
+    let upstream = ask(false);
   });
 }

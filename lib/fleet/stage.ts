@@ -3,6 +3,7 @@
 // one hop only. How a rolling update goes, and every bound below: docs/fleet.md.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendPlain } from '../http/plain-response';
+import { log } from '../log/logger';
 import { recordFleet, type FleetOutcome } from '../metrics/record';
 import { createDirectory, type Directory, type Identity } from './directory';
 import { HOP_HEADER, IDENTITY_PATH } from './paths';
@@ -116,12 +117,15 @@ export function createFleet({
         res,
         timeoutMs: left,
         maxBytes: MAX_FILE_BYTES,
+        onFailed: (why) => {
+          // One line per peer per back-off, whatever the number of visitors it failed.
+          if (peer.failedUntil <= now())
+            log('warn', 'fleet.peer_failed', { peer: peer.base, build: peer.identity?.build, why });
+          peers.markFailed(peer);
+        },
       });
       if (result === 'found' || result === 'cut' || result === 'gone') return outcome(result);
-      if (result === 'failed') {
-        failed = true;
-        peers.markFailed(peer);
-      }
+      if (result === 'failed') failed = true;
     }
     if (failed) {
       outcome('failed');

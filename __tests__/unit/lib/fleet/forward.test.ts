@@ -53,6 +53,7 @@ async function front(
   { timeoutMs = 2000, noAddress = false } = {},
 ) {
   const outcomes: FetchOutcome[] = [];
+  const reasons: string[] = [];
   const server: Server = http.createServer(async (req, res) => {
     const outcome = await fetchFromPeer({
       peer,
@@ -65,6 +66,7 @@ async function front(
       res,
       timeoutMs,
       maxBytes,
+      onFailed: (why) => reasons.push(why),
     });
     outcomes.push(outcome);
     if (outcome === 'missing' || outcome === 'failed') res.writeHead(503).end();
@@ -74,7 +76,7 @@ async function front(
     server.closeAllConnections();
     server.close();
   });
-  return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, outcomes };
+  return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, outcomes, reasons };
 }
 
 /** What the visitor got: status, headers, body, and whether the answer ended whole. */
@@ -333,3 +335,115 @@ async function until(done: () => boolean, ms = 3000) {
   const end = Date.now() + ms;
   while (!done() && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 10));
 }
+
+describe('why a fetch failed, for the operator’s line', () => {
+  it.each([
+    [
+      'a status not passed on',
+      head('500 Internal Server Error', { 'Content-Length': 2 }) + 'no',
+      'status 500',
+    ],
+    ['a declared length past the bound', head('200 OK', { 'Content-Length': 1001 }), 'too large'],
+    [
+      'a body past the bound with no declared length',
+      'HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n' + 'x'.repeat(1001),
+      'too large',
+    ],
+  ])('%s: %s', async (_, answer, why) => {
+    const { peer } = await rawPeer(answer);
+    const { base, outcomes, reasons } = await front(peer, 'static');
+    await visit(base);
+    expect(outcomes).toEqual([expect.stringMatching(/^(failed|cut)$/)]);
+    // A body cut at the bound after its head was passed on is cut, not failed: no reason then.
+    expect(reasons).toEqual(outcomes[0] === 'failed' ? [why] : []);
+  });
+
+  it('a peer that does not answer in time: timeout', async () => {
+    const { peer } = await rawPeer('', { hold: true });
+    const { base, outcomes, reasons } = await front(peer, 'static', 1000, { timeoutMs: 200 });
+    await visit(base);
+    expect(outcomes).toEqual(['failed']);
+    expect(reasons).toEqual(['timeout']);
+  });
+
+  it('a peer that is not listening: the error’s code', async () => {
+    const { peer } = await rawPeer('');
+    const gone = new http.Agent();
+    closers.push(() => gone.destroy());
+    const stopped = { ...peer, base: 'http://127.0.0.1:1', agent: gone };
+    const { base, outcomes, reasons } = await front(stopped, 'static');
+    await visit(base);
+    expect(outcomes).toEqual(['failed']);
+    expect(reasons).toEqual(['ECONNREFUSED']);
+  });
+
+  it('nothing when the file was found or missing', async () => {
+    const found = await rawPeer(head('200 OK', { 'Content-Length': 2 }) + 'ok');
+    const missing = await rawPeer(head('404 Not Found', { 'Content-Length': 2 }) + 'no');
+    for (const { peer } of [found, missing]) {
+      const { base, reasons } = await front(peer, 'static');
+      await visit(base);
+      expect(reasons).toEqual([]);
+    }
+  });
+});
+
+describe('a kept-alive connection the peer closed as the request went out on it', () => {
+  /**
+   * A peer keeping connections alive: `reset(connection, request)` says whether it resets the
+   * connection (RST, no answer) on the request-th request (from 0) of the connection-th one.
+   */
+  async function resettingPeer(reset: (connection: number, request: number) => boolean) {
+    let connections = 0;
+    const server = net.createServer((socket) => {
+      const connection = connections++;
+      let requests = 0;
+      socket.on('error', () => {});
+      socket.on('data', () => {
+        if (reset(connection, requests++)) socket.resetAndDestroy();
+        else socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\nKeep-Alive: timeout=60\r\n\r\nok');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    closers.push(() => server.close());
+    const agent = new http.Agent({ keepAlive: true });
+    closers.push(() => agent.destroy());
+    return { peer: peerAt(server, agent), connections: () => connections };
+  }
+
+  const pause = () => new Promise((resolve) => setTimeout(resolve, 20));
+
+  it('is asked once more, on another connection, and the file is passed on', async () => {
+    // Each connection answers its first request and resets at its second, as at its idle timeout.
+    const { peer, connections } = await resettingPeer((_, request) => request > 0);
+    const { base, outcomes, reasons } = await front(peer, 'static');
+    expect(await visit(base)).toMatchObject({ status: 200, body: 'ok', whole: true });
+    await pause();
+    expect(await visit(base)).toMatchObject({ status: 200, body: 'ok', whole: true });
+    expect(outcomes).toEqual(['found', 'found']);
+    expect(reasons).toEqual([]);
+    expect(connections()).toBe(2);
+    expect(peer.inFlight).toBe(0);
+  });
+
+  it('once only: a second reset is the peer’s failure', async () => {
+    // Two kept connections, both resetting their next request; a third would answer.
+    const { peer, connections } = await resettingPeer((connection, request) => connection < 2 && request > 0);
+    const { base, outcomes, reasons } = await front(peer, 'static');
+    await Promise.all([visit(base), visit(base)]);
+    await pause();
+    expect(connections()).toBe(2);
+    expect((await visit(base)).status).toBe(503);
+    expect(outcomes).toEqual(['found', 'found', 'failed']);
+    expect(reasons).toEqual(['ECONNRESET']);
+  });
+
+  it('not when the connection was new: a reset there reached the peer', async () => {
+    const { peer, connections } = await resettingPeer(() => true);
+    const { base, outcomes, reasons } = await front(peer, 'static');
+    expect((await visit(base)).status).toBe(503);
+    expect(outcomes).toEqual(['failed']);
+    expect(reasons).toEqual(['ECONNRESET']);
+    expect(connections()).toBe(1);
+  });
+});

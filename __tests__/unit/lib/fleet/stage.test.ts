@@ -282,6 +282,46 @@ describe('a file no instance has', () => {
 });
 
 describe('a peer that fails', () => {
+  /** The logger's `fleet.` lines; anything else (Jest's own output) goes through. */
+  let lines: Record<string, unknown>[];
+  beforeEach(() => {
+    lines = [];
+    for (const stream of [process.stdout, process.stderr]) {
+      const write = stream.write.bind(stream) as (chunk: string | Uint8Array) => boolean;
+      jest.spyOn(stream, 'write').mockImplementation((chunk: string | Uint8Array) => {
+        const text = String(chunk);
+        if (!text.startsWith('{"level":')) return write(chunk);
+        for (const line of text.split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+        return true;
+      });
+    }
+  });
+  afterEach(() => jest.restoreAllMocks());
+  const told = () =>
+    lines
+      .filter((line) => String(line.event).startsWith('fleet.'))
+      .map(({ level, event, peer, build, why }) => ({ level, event, peer, build, why }));
+
+  it('is told to operators in one line per back-off, with its address, its build and why', async () => {
+    const old = peer(OLD, (_, res) => res.writeHead(502).end());
+    const self = await instance([await old.base]);
+    // Two visitors at once (the helper's limit per peer), then one more while it is left out.
+    await Promise.all([rawRequest(self.base, '/_next/static/chunks/a-1.js'), rawRequest(self.base, CHUNK)]);
+    await rawRequest(self.base, CHUNK);
+    expect(told()).toEqual([
+      {
+        level: 'warn',
+        event: 'fleet.peer_failed',
+        peer: await old.base,
+        build: OLD.build,
+        why: 'status 502',
+      },
+    ]);
+    skewMs += PEER_BACKOFF_MS;
+    await rawRequest(self.base, CHUNK);
+    expect(told()).toHaveLength(2);
+  });
+
   it('answering 500: the visitor gets 503 and Retry-After, and the answer is not remembered as a miss', async () => {
     let fail = true;
     const old = peer(OLD, (req, res) => (fail ? res.writeHead(500).end('broken') : serveChunk(req, res)));
