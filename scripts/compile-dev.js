@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 // `npm run dev`'s compile of the shell's server (./dev.js runs it): every TypeScript file of the
 // folders the server's code lives in, to the places in dist/ where `npm run build:server` puts them,
 // as CommonJS, types stripped and none checked. Written by esbuild in one call, in a process of its
@@ -34,9 +33,10 @@ function sources(root) {
 const RECORD = '.dev-compile.json';
 
 /**
- * Whether the last compile into `outdir` stands: each file it read (and tsconfig.json, whose
- * settings esbuild reads) older than its record, and each file it wrote still there. A source that
- * imports a new file has changed, so a source the server needs cannot be added unseen.
+ * Whether the last compile into `outdir` stands: made by this esbuild, each file it read (and
+ * tsconfig.json, whose settings esbuild reads) older than its record, and each file it wrote still
+ * there. A source that imports a new file has changed, so a source the server needs cannot be
+ * added unseen.
  * @param {string} root
  * @param {string} outdir
  * @returns {boolean}
@@ -45,9 +45,10 @@ function upToDate(root, outdir) {
   try {
     const record = path.join(outdir, RECORD);
     const since = fs.statSync(record).mtimeMs;
-    /** @type {{ read: string[], wrote: string[] }} */
-    const { read, wrote } = JSON.parse(String(fs.readFileSync(record)));
+    /** @type {{ esbuild: string, read: string[], wrote: string[] }} */
+    const { esbuild: by, read, wrote } = JSON.parse(String(fs.readFileSync(record)));
     return (
+      by === esbuild.version &&
       [...read, 'tsconfig.json'].every((file) => fs.statSync(path.join(root, file)).mtimeMs < since) &&
       wrote.every((file) => fs.existsSync(path.join(root, file)))
     );
@@ -67,18 +68,22 @@ function upToDate(root, outdir) {
 async function compileDev(root, outdir) {
   if (upToDate(root, outdir)) return [];
   const files = sources(root);
-  const { metafile } = await esbuild.build({
-    absWorkingDir: root,
-    entryPoints: files,
-    outbase: root,
-    outdir,
-    format: 'cjs',
-    // import() as require() in a promise, as tsc writes it for CommonJS: a native import() would take
-    // Node's ES module resolution, which finds no extensionless file.
-    supported: { 'dynamic-import': false },
-    metafile: true,
-  });
+  const { metafile } = await esbuild
+    .build({
+      absWorkingDir: root,
+      entryPoints: files,
+      outbase: root,
+      outdir,
+      format: 'cjs',
+      // import() as require() in a promise, as tsc writes it for CommonJS: a native import() would
+      // take Node's ES module resolution, which finds no extensionless file.
+      supported: { 'dynamic-import': false },
+      metafile: true,
+    })
+    // esbuild's service process (some 60 MB) would otherwise stay for the whole dev session.
+    .finally(() => esbuild.stop());
   const record = {
+    esbuild: esbuild.version,
     read: files.map((file) => path.relative(root, file)),
     wrote: Object.keys(metafile.outputs),
   };

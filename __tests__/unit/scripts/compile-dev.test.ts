@@ -14,6 +14,8 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import * as esbuild from 'esbuild';
 import ts from 'typescript';
 import { compileDev, upToDate } from '../../../scripts/compile-dev';
 import { SOURCE_ROOT } from '../../support/paths';
@@ -91,6 +93,18 @@ describe("npm run dev's compile of the server", () => {
   });
 });
 
+describe('what the compile leaves running', () => {
+  it('no esbuild process: the dev session does not keep its service', () => {
+    // (The compile in beforeAll stopped it once written. One that has exited and is not yet reaped,
+    // state Z, holds no memory.)
+    const children = execFileSync('ps', ['--ppid', String(process.pid), '-o', 'stat=,args='], {
+      encoding: 'utf8',
+    });
+    const running = children.split('\n').filter((line) => line.includes('esbuild') && !line.startsWith('Z'));
+    expect(running).toEqual([]);
+  });
+});
+
 describe('a restart', () => {
   it('compiles when there is no record of a compile, or one it cannot read', () => {
     const elsewhere = mkdtempSync(path.join(tmpdir(), 'compile-dev-out-'));
@@ -99,6 +113,13 @@ describe('a restart', () => {
       writeFileSync(path.join(elsewhere, '.dev-compile.json'), '{"read": ');
       expect(upToDate(root, elsewhere)).toBe(false);
       writeFileSync(path.join(elsewhere, '.dev-compile.json'), '{"read": ["lib/gone.ts"], "wrote": []}');
+      expect(upToDate(root, elsewhere)).toBe(false);
+      // The record of a compile that stands, but made by another esbuild (an upgrade): compiled again.
+      const record = JSON.parse(readFileSync(path.join(out, '.dev-compile.json'), 'utf8')) as object;
+      const by = (version: string) => JSON.stringify({ ...record, esbuild: version, wrote: [] });
+      writeFileSync(path.join(elsewhere, '.dev-compile.json'), by(esbuild.version));
+      expect(upToDate(root, elsewhere)).toBe(true);
+      writeFileSync(path.join(elsewhere, '.dev-compile.json'), by('0.27.0'));
       expect(upToDate(root, elsewhere)).toBe(false);
     } finally {
       rmSync(elsewhere, { recursive: true, force: true });
