@@ -13,7 +13,7 @@
 //   BENCH_ROUNDS (6), BENCH_SECONDS (3), BENCH_CONNECTIONS (50); BENCH_JSON_OUT (default
 //   bench/results/page-cache.json). Needs Linux, taskset and two cores; redis-server from
 //   scripts/ensure-test-tools.sh.
-const { spawn, spawnSync } = require('node:child_process');
+const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const http = require('node:http');
 const net = require('node:net');
@@ -24,6 +24,7 @@ const { load } = require('./lib/load.js');
 const { median } = require('./lib/median.js');
 const { buildPageCacheVariants, NEXT_OWN_CACHE } = require('./lib/page-cache-build.js');
 const { freePort, startServerProcess } = require('../scripts/lib/server-process.js');
+const { SERVER_CPU, LOAD_CPU, runPinned, cpuMicros, pin } = require('./lib/pinning.js');
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS) || 6;
 const SECONDS = Number(process.env.BENCH_SECONDS) || 3;
@@ -31,8 +32,6 @@ const SECONDS = Number(process.env.BENCH_SECONDS) || 3;
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS) || 50;
 const JSON_OUT = process.env.BENCH_JSON_OUT || path.join(ROOT, 'bench/results/page-cache.json');
 const PAGE = '/post/hello';
-const SERVER_CPU = '0';
-const LOAD_CPU = '1';
 const REDIS_SERVER_PATH = process.env.REDIS_SERVER_PATH ?? '/usr/bin/redis-server';
 
 /** @param {string} message */
@@ -41,29 +40,13 @@ function progress(message) {
 }
 
 // The build runs on both cores; then this process goes on pinned to the load core.
-if (process.env.BENCH_PINNED !== '1') {
-  if (os.cpus().length < 2) throw new Error('bench:page-cache needs two cores');
-  progress('building the product page on the shell (about two minutes)');
-  const dirs = buildPageCacheVariants();
-  const result = spawnSync('taskset', ['-c', LOAD_CPU, process.execPath, __filename], {
-    stdio: 'inherit',
-    env: { ...process.env, BENCH_PINNED: '1', BENCH_PAGE_CACHE_DIRS: JSON.stringify(dirs) },
-  });
-  process.exit(result.status ?? 1);
-}
-
-/** CPU time (user + system) of a process and all its threads, in µs. @param {number | undefined} pid */
-function cpuMicros(pid) {
-  // utime and stime are fields 14 and 15 of stat; after the command's ") " the list starts at field 3.
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100; // USER_HZ is 100 on Linux.
-}
-
-/** Every thread of the process (its workers too). @param {number | undefined} pid */
-function pin(pid) {
-  const result = spawnSync('taskset', ['-a', '-p', '-c', SERVER_CPU, String(pid)], { encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`taskset failed: ${result.stderr}`);
-}
+runPinned(__filename, 'bench:page-cache', {
+  envName: 'BENCH_PAGE_CACHE_DIRS',
+  before: () => {
+    progress('building the product page on the shell (about two minutes)');
+    return buildPageCacheVariants();
+  },
+});
 
 /** Where a server's log lines go. @param {string} key */
 const logOf = (key) => path.join(WORK, `page-cache-${key}.log`);

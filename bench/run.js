@@ -377,6 +377,38 @@ async function compareThroughput(on, off, figure) {
 }
 
 /**
+ * A product's pages against bare `next start` on the same build, as `npm run bench:product-pages`
+ * measures them (bench/product-pages.js, pinned, alternating rounds; issue 64's aims): the shell's
+ * share of a server-rendered and a statically generated page, and the request log's and metrics' of
+ * the 404.
+ */
+async function measureProductPages() {
+  progress('product pages: the shell against bare next start on the same build, pinned');
+  const out = path.join(WORK, 'product-pages.json');
+  const result = spawnSync(process.execPath, [path.join(__dirname, 'product-pages.js')], {
+    env: { ...process.env, BENCH_JSON_OUT: out, BENCH_PINNED: '' },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  if (result.status !== 0) throw new Error(`bench/product-pages.js failed (${result.status})`);
+  /** @type {{ setup: { rounds: number }, rows: { name: string, rps: number, baselineRps: number, baseline: string, ratio: number, cpuMicrosPerRequest: number, baselineCpuMicrosPerRequest: number }[] }} */
+  const { setup, rows } = JSON.parse(fs.readFileSync(out, 'utf8'));
+  const section = `Product pages, pinned (median of ${setup.rounds} alternating rounds' ratios)`;
+  for (const row of rows) {
+    const aim = row.name.startsWith('404, request log') ? 0.8 : row.name.startsWith('404') ? 1.0 : 0.95;
+    record({
+      section,
+      name: `${row.name} (CPU ${Math.round(row.cpuMicrosPerRequest)} against ${Math.round(row.baselineCpuMicrosPerRequest)} µs a request)`,
+      value: row.rps,
+      unit: 'req/s',
+      baselineName: row.baseline,
+      baseline: row.baselineRps,
+      target: `≥ ${aim.toFixed(2)} × baseline`,
+      met: row.ratio >= aim,
+    });
+  }
+}
+
+/**
  * Health and /404 against bare Next as `npm run bench:pinned` measures them (bench/pinned.js):
  * servers pinned to one core and the load generator to the other, several processes of each kind,
  * medians. The unpinned rows above share both cores with the load generator, one process of each:
@@ -838,6 +870,7 @@ async function main() {
   if (part('weight')) await measureWeight(app, appDsn, path.join(bareDir, '.next'));
   if (part('servers')) await measureServers(bareDir);
   if (part('pinned')) await measurePinned();
+  if (part('product-pages')) await measureProductPages();
   if (part('fleet')) await measureFleetCost();
   if (part('tunnel')) await measureTunnelCost();
   if (part('observability')) await measureObservabilityCost();
