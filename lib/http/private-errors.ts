@@ -14,10 +14,13 @@ const isCacheControl = (name: unknown) => String(name).toLowerCase() === 'cache-
 /** `headers` as writeHead takes them (an object, or a flat list of names and values), without Cache-Control. */
 function withoutCacheControl(headers: Headers): Headers {
   if (headers === undefined) return headers;
-  if (!Array.isArray(headers))
+  if (!Array.isArray(headers)) {
+    // The common case, a 404's own few headers and none of them Cache-Control: nothing to copy.
+    if (!Object.keys(headers).some(isCacheControl)) return headers;
     return Object.fromEntries(
       Object.entries(headers).filter(([name]) => !isCacheControl(name)),
     ) as OutgoingHttpHeaders;
+  }
   // A name and its value go together: each value goes with the name before it.
   return headers.filter((_entry, at) => !isCacheControl(headers[at - (at % 2)]));
 }

@@ -37,10 +37,58 @@ export function writeGuarded(stream: NodeJS.WritableStream, text: string): void 
   }
 }
 
+/** What a batching destination holds at most; a line that takes it past this writes them all at once. */
+export const BATCH_MAX_CHARS = 64 * 1024;
+
+export interface LineDestination {
+  /** One whole line (pino's, or one made by hand), with its newline. */
+  write: (line: string) => void;
+  /**
+   * On: lines wait for the end of the event loop's turn that made them and go out in one write
+   * (one system call for every line of a burst of requests, not one each), or at once past
+   * BATCH_MAX_CHARS, and whatever waits is written as the process exits. Off (the default): each
+   * line is written as it comes. What a SIGKILL can lose is what one turn made, not yet written.
+   */
+  batch: (on: boolean) => void;
+  /** Writes what waits, now. */
+  flush: () => void;
+}
+
 /**
  * A destination pino can write to: whatever stream `pick()` gives at the time of each write, so a
  * test that replaces process.stdout's write still sees the lines.
  */
-export function guardedDestination(pick: () => NodeJS.WritableStream): { write: (line: string) => void } {
-  return { write: (line) => writeGuarded(pick(), line) };
+export function guardedDestination(pick: () => NodeJS.WritableStream): LineDestination {
+  let waiting = '';
+  let batching = false;
+  let scheduled = false;
+  let exitHooked = false;
+  const flush = () => {
+    scheduled = false;
+    if (waiting === '') return;
+    const text = waiting;
+    waiting = '';
+    writeGuarded(pick(), text);
+  };
+  return {
+    write: (line) => {
+      if (!batching) return writeGuarded(pick(), line);
+      waiting += line;
+      if (waiting.length >= BATCH_MAX_CHARS) return flush();
+      if (scheduled) return;
+      scheduled = true;
+      // After this turn's I/O callbacks, before the next turn's: a burst of answers, one write. Not
+      // holding the process open: whatever waits at exit is written by the 'exit' hook below.
+      setImmediate(flush).unref();
+    },
+    batch: (on) => {
+      flush();
+      batching = on;
+      if (!on || exitHooked) return;
+      exitHooked = true;
+      // Writes to a file or a pipe are synchronous in Node on Linux, so this is written in full.
+      process.on('exit', flush);
+    },
+    flush,
+  };
 }

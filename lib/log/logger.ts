@@ -3,7 +3,7 @@
 // `event` (a short stable name); docs/operations.md lists the events and their fields.
 import pino, { type Level as PinoLevel, type LevelWithSilent, type Logger } from 'pino';
 import { processSlot } from '../process/slots';
-import { guardedDestination } from './destination';
+import { guardedDestination, type LineDestination } from './destination';
 
 export type Level = Extract<PinoLevel, 'debug' | 'info' | 'warn' | 'error'>;
 export type LogLevel = LevelWithSilent;
@@ -15,7 +15,20 @@ export type LogLevel = LevelWithSilent;
 const loggerSlot = processSlot<Logger>('logger');
 let shared: Logger | undefined;
 
+/** Where lines go, once per process as the logger is: info and debug to stdout, the rest to stderr. */
+interface Destinations {
+  out: LineDestination;
+  err: LineDestination;
+}
+const destinationsSlot = processSlot<Destinations>('log-destinations');
+const destinations = () =>
+  destinationsSlot.getOrCreate(() => ({
+    out: guardedDestination(() => process.stdout),
+    err: guardedDestination(() => process.stderr),
+  }));
+
 function createLogger(): Logger {
+  const { out, err } = destinations();
   return pino(
     {
       level: 'info',
@@ -26,8 +39,8 @@ function createLogger(): Logger {
     },
     pino.multistream(
       [
-        { level: 'trace', stream: guardedDestination(() => process.stdout) },
-        { level: 'warn', stream: guardedDestination(() => process.stderr) },
+        { level: 'trace', stream: out },
+        { level: 'warn', stream: err },
       ],
       // Each line to the one stream of the highest level it reaches.
       { dedupe: true },
@@ -43,6 +56,15 @@ function logger(): Logger {
 /** Sets the process's log level (LOG_LEVEL): lines below it are not written. */
 export function setLogLevel(level: LogLevel): void {
   logger().level = level;
+}
+
+/**
+ * The production server's choice (lib/server/start.ts): info and debug lines, the request lines
+ * among them, go out in one write per turn of the event loop (./destination.ts `batch`); warnings and
+ * errors are always written at once.
+ */
+export function batchLogLines(on: boolean): void {
+  destinations().out.batch(on);
 }
 
 /** Whether a line at `level` would be written: to skip building fields nobody will read. */
@@ -61,6 +83,69 @@ export function log(level: Level, event: string, fields: Record<string, unknown>
   } catch {
     // A getter that throws, or a destination that does: nothing more can be said about it here.
   }
+}
+
+/** A request's line (lib/server/observe-requests.ts): what `log(level, 'http.request', …)` writes. */
+export interface RequestLine {
+  method: string;
+  path: string;
+  route: string;
+  status: number;
+  durationMs: number;
+  aborted?: true | undefined;
+  reference?: string | undefined;
+}
+
+/**
+ * The one line written for every request, made by hand: the very text pino makes of
+ * `log(level, 'http.request', fields)` (its keys in that order, each string as JSON.stringify
+ * writes it), without an object spread and pino's walk over its keys for each request. The caller
+ * checks `logEnabled(level)` first. Never throws.
+ */
+export function logRequest(level: 'info' | 'error', line: RequestLine): void {
+  try {
+    const { out, err } = destinations();
+    (level === 'error' ? err : out).write(
+      `{"level":"${level}","time":"${isoNow()}","event":"http.request","method":${quoted(line.method)},` +
+        `"path":${quoted(line.path)},"route":${quoted(line.route)},"status":${JSON.stringify(line.status)},` +
+        `"durationMs":${JSON.stringify(line.durationMs)}${line.aborted ? ',"aborted":true' : ''}` +
+        `${line.reference === undefined ? '' : `,"reference":${JSON.stringify(line.reference)}`}}\n`,
+    );
+  } catch {
+    // As log's.
+  }
+}
+
+/** Texts kept as JSON strings: a request line's method, route and path repeat from request to request. */
+export const QUOTED_KEPT = 1024;
+const quotedTexts = new Map<string, string>();
+
+/** How many texts are kept now: for the test of the bound. */
+export const quotedKept = (): number => quotedTexts.size;
+
+/** `text` as JSON.stringify writes it, from the ones kept when it was written before. */
+function quoted(text: string): string {
+  let json = quotedTexts.get(text);
+  if (json === undefined) {
+    json = JSON.stringify(text);
+    // Bounded: a stranger's endless distinct paths only ever empty it.
+    if (quotedTexts.size >= QUOTED_KEPT) quotedTexts.clear();
+    quotedTexts.set(text, json);
+  }
+  return json;
+}
+
+let isoAt = NaN;
+let isoText = '';
+
+/** The time as pino's isoTime writes it; made once a millisecond, however many lines that millisecond has. */
+function isoNow(): string {
+  const at = Date.now();
+  if (at !== isoAt) {
+    isoAt = at;
+    isoText = new Date(at).toISOString();
+  }
+  return isoText;
 }
 
 /** How many causes deep an error's `cause` chain is followed: the rest is left out. */

@@ -4,7 +4,7 @@
 // cookie or an Authorization header must never reach a log).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { log, logEnabled, type Level } from '../log/logger';
+import { logEnabled, logRequest } from '../log/logger';
 import { methodLabel, ROUTES, routeOf } from '../metrics/http-route';
 import type { Metrics } from '../metrics/registry';
 import { referenceFor } from '../reporting/node/request-reference';
@@ -102,7 +102,7 @@ export function createRequestObserver({
       // SECURITY: a beacon is a count a stranger can send at will; its module says what it ignored
       // in one line a minute (lib/http/beacon.ts), so no line per beacon.
       if (route === ROUTES.beacon) return;
-      const level: Level = status >= 500 ? 'error' : 'info';
+      const level = status >= 500 ? 'error' : 'info';
       // Cost only, so no test can tell: pino drops the line below its level anyway; this skips the
       // scrub and the microtask for every request under LOG_LEVEL=warn.
       // Stryker disable next-line ConditionalExpression: saves work, changes no output
@@ -111,14 +111,14 @@ export function createRequestObserver({
       queueMicrotask(() => {
         try {
           const reference = referenceFor(req.headers);
-          log(level, 'http.request', {
-            method: req.method,
+          logRequest(level, {
+            method: req.method as string, // (a server's request always has one)
             path: loggedPath(url, scrubbed),
             route,
             status,
             durationMs: Math.round(elapsedMs * 10) / 10,
-            ...(res.writableFinished ? {} : { aborted: true }),
-            ...(reference ? { reference } : {}),
+            aborted: res.writableFinished ? undefined : true,
+            reference: reference || undefined,
           });
         } catch {
           // As below.

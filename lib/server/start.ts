@@ -19,7 +19,7 @@ import { pageCacheStoreSlot } from '../page-cache/store-check';
 import { captureConsole } from '../log/console';
 import { startManagement, type Management } from '../management/listener';
 import { guardStream } from '../log/destination';
-import { errorFields, log, setLogLevel } from '../log/logger';
+import { batchLogLines, errorFields, log, setLogLevel } from '../log/logger';
 import { reportThroughServerHook } from '../reporting/server-hook';
 import { serverMapsSlot } from '../reporting/node/source-mapped-stack';
 import { transactionWorkerSlot } from '../reporting/node/transaction-thread';
@@ -137,6 +137,9 @@ function configure(dev: boolean): { settings: Settings; distDir: string } {
   const settings = readSettings(process.env, { dev });
   installSettings(settings);
   setLogLevel(settings.logLevel);
+  // A line per request is the production server's one log cost per request: batched, one write a
+  // turn. Under `npm run dev` each line goes out at once, beside Next's own output.
+  batchLogLines(!dev);
   return { settings, distDir };
 }
 

@@ -1,0 +1,109 @@
+// The request line is made by hand (lib/log/logger.ts `logRequest`), for its cost: it must be the
+// very text pino writes for `log(level, 'http.request', fields)`, whatever the fields hold.
+import { log, logRequest, QUOTED_KEPT, quotedKept, type RequestLine } from '../../../../lib/log/logger';
+
+/** What the logger writes to stdout and stderr while `act` runs, the time of each line masked. */
+function written(act: () => void): string[] {
+  const lines: string[] = [];
+  const spies = [process.stdout, process.stderr].map((stream) =>
+    jest.spyOn(stream, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      lines.push(`${stream === process.stdout ? 'out' : 'err'} ${String(chunk)}`);
+      return true;
+    }),
+  );
+  try {
+    act();
+  } finally {
+    for (const spy of spies) spy.mockRestore();
+  }
+  return lines.map((line) => line.replace(/"time":"[^"]+"/, '"time":"…"'));
+}
+
+const cases: [string, 'info' | 'error', RequestLine][] = [
+  [
+    'a plain answer',
+    'info',
+    { method: 'GET', path: '/orders?page=2', route: '/orders', status: 200, durationMs: 1.5 },
+  ],
+  [
+    'a path with quotes, a backslash, control characters and non-ASCII',
+    'info',
+    { method: 'POST', path: '/a"b\\c\u0001\n\u2028é😀', route: '/[slug]', status: 404, durationMs: 0 },
+  ],
+  [
+    'an answer cut short, with a reference',
+    'info',
+    {
+      method: 'GET',
+      path: '/x',
+      route: '/x',
+      status: 499,
+      durationMs: 12.3,
+      aborted: true,
+      reference: 'ab12',
+    },
+  ],
+  [
+    'a server error, to stderr',
+    'error',
+    { method: 'PUT', path: '/api/x', route: '/api/x', status: 503, durationMs: 1e-7 },
+  ],
+];
+
+it.each(cases)('%s: the text pino writes', (_, level, line) => {
+  const byPino = written(() => log(level, 'http.request', { ...line }));
+  expect(byPino).toHaveLength(1);
+  expect(written(() => logRequest(level, line))).toEqual(byPino);
+});
+
+it('never throws', () => {
+  const cyclic = { toJSON: () => BigInt(1) } as unknown as string;
+  expect(() =>
+    written(() =>
+      logRequest('info', { method: 'GET', path: cyclic, route: '/', status: 200, durationMs: 1 }),
+    ),
+  ).not.toThrow();
+});
+
+it(`keeps at most ${QUOTED_KEPT} paths' JSON, whatever a stranger asks, and each line stays right`, () => {
+  const lineFor = (path: string): RequestLine => ({
+    method: 'GET',
+    path,
+    route: '/404',
+    status: 404,
+    durationMs: 1,
+  });
+  written(() => {
+    for (let n = 0; n < 3 * QUOTED_KEPT; n += 1) logRequest('info', lineFor(`/p${n}`));
+  });
+  expect(quotedKept()).toBeLessThanOrEqual(QUOTED_KEPT);
+  expect(quotedKept()).toBeGreaterThan(0);
+  for (const path of ['/p0', `/p${3 * QUOTED_KEPT - 1}`, '/"q"'])
+    expect(written(() => logRequest('info', lineFor(path)))).toEqual(
+      written(() => log('info', 'http.request', { ...lineFor(path) })),
+    );
+});
+
+it('writes the time of each line, to the millisecond, however many lines share one', () => {
+  const at = Date.parse('2026-12-03T10:00:00.000Z');
+  const now = jest.spyOn(Date, 'now');
+  try {
+    const timeOf = (ms: number) => {
+      now.mockReturnValue(ms);
+      const lines: string[] = [];
+      const spy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+        lines.push(String(chunk));
+        return true;
+      });
+      logRequest('info', { method: 'GET', path: '/', route: '/', status: 200, durationMs: 1 });
+      spy.mockRestore();
+      return (JSON.parse(lines[0]!) as { time: string }).time;
+    };
+    expect(timeOf(at)).toBe('2026-12-03T10:00:00.000Z');
+    expect(timeOf(at)).toBe('2026-12-03T10:00:00.000Z');
+    expect(timeOf(at + 1)).toBe('2026-12-03T10:00:00.001Z');
+    expect(timeOf(at + 1000)).toBe('2026-12-03T10:00:01.000Z');
+  } finally {
+    now.mockRestore();
+  }
+});
