@@ -2,8 +2,11 @@
 // a turn of the event loop made in one write, at once past BATCH_MAX_CHARS, and whatever waits
 // written as the process exits; warnings and errors at once, always (lib/log/logger.ts).
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { Writable } from 'node:stream';
 import path from 'node:path';
+import { buildSync } from 'esbuild';
 import { BATCH_MAX_CHARS, guardedDestination } from '../../../../lib/log/destination';
 import { ROOT } from '../../../support/paths';
 
@@ -68,16 +71,39 @@ describe('a batching destination', () => {
 });
 
 describe('the production logger, batching', () => {
+  // The logger as this checkout's sources are, for a process of its own (no build needed), pino
+  // from the project's node_modules.
+  let folder: string;
+  let logger: string;
+  beforeAll(() => {
+    folder = mkdtempSync(path.join(tmpdir(), 'batched-lines-'));
+    logger = path.join(folder, 'logger.js');
+    buildSync({
+      entryPoints: [path.join(ROOT, 'lib/log/logger.ts')],
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      external: ['pino'],
+      outfile: logger,
+      logLevel: 'silent',
+    });
+  });
+  afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
   /** A process that logs as the server does, then ends as `end` says; its stdout and stderr. */
   function logThenEnd(end: string) {
     const script = `
-      const { batchLogLines, log } = require(${JSON.stringify(path.join(ROOT, 'dist/lib/log/logger.js'))});
+      const { batchLogLines, log } = require(${JSON.stringify(logger)});
       batchLogLines(true);
       for (let n = 0; n < 5; n += 1) log('info', 'http.request', { n });
       log('error', 'server.error', { n: 5 });
       ${end}
     `;
-    return spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 10_000 });
+    return spawnSync(process.execPath, ['-e', script], {
+      encoding: 'utf8',
+      timeout: 10_000,
+      env: { ...process.env, NODE_PATH: path.join(ROOT, 'node_modules') },
+    });
   }
   const events = (text: string) =>
     text
