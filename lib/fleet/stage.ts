@@ -119,6 +119,7 @@ export function createFleet({
         maxBytes: MAX_FILE_BYTES,
         onFailed: (why) => {
           // One line per peer per back-off, whatever the number of visitors it failed.
+          // Stryker disable next-line EqualityOperator: which side of the back-off's last millisecond logs is no promise.
           if (peer.failedUntil <= now())
             log('warn', 'fleet.peer_failed', { peer: peer.base, build: peer.identity?.build, why });
           peers.markFailed(peer);

@@ -61,6 +61,7 @@ export interface LineDestination {
 export function guardedDestination(pick: () => NodeJS.WritableStream): LineDestination {
   let waiting = '';
   let batching = false;
+  // Stryker disable next-line BooleanLiteral: batch() flushes, which clears it, before any batched write.
   let scheduled = false;
   let exitHooked = false;
   const flush = () => {
@@ -75,7 +76,9 @@ export function guardedDestination(pick: () => NodeJS.WritableStream): LineDesti
       if (!batching) return writeGuarded(pick(), line);
       waiting += line;
       if (waiting.length >= BATCH_MAX_CHARS) return flush();
+      // Stryker disable next-line ConditionalExpression,BooleanLiteral: a cost only; a second flush in the turn finds nothing.
       if (scheduled) return;
+      // Stryker disable next-line BooleanLiteral: as above.
       scheduled = true;
       // After this turn's I/O callbacks, before the next turn's: a burst of answers, one write. Not
       // holding the process open: whatever waits at exit is written by the 'exit' hook below.

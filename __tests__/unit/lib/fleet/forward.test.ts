@@ -345,6 +345,11 @@ describe('why a fetch failed, for the operator’s line', () => {
     ],
     ['a declared length past the bound', head('200 OK', { 'Content-Length': 1001 }), 'too large'],
     [
+      'a status not passed on, at the largest length',
+      head('502 Bad Gateway', { 'Content-Length': 1000 }),
+      'status 502',
+    ],
+    [
       'a body past the bound with no declared length',
       'HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n' + 'x'.repeat(1001),
       'too large',

@@ -8,6 +8,7 @@ import { Writable } from 'node:stream';
 import path from 'node:path';
 import { buildSync } from 'esbuild';
 import { BATCH_MAX_CHARS, guardedDestination } from '../../../../lib/log/destination';
+import { batchLogLines, log } from '../../../../lib/log/logger';
 import { ROOT } from '../../../support/paths';
 
 /** A stream that keeps each write it is given, as one text. */
@@ -67,6 +68,65 @@ describe('a batching destination', () => {
     expect(writes).toEqual([line(0), line(1)]);
     destination.write(line(2));
     expect(writes).toEqual([line(0), line(1), line(2)]);
+  });
+});
+
+describe('what waits at exit', () => {
+  it("is written by one 'exit' hook, added once however often batching is turned on", () => {
+    const { stream, writes } = recording();
+    const destination = guardedDestination(() => stream);
+    const before = process.listeners('exit');
+    destination.batch(true);
+    const added = process.listeners('exit').filter((listener) => !before.includes(listener));
+    try {
+      expect(added).toHaveLength(1);
+      destination.batch(false);
+      destination.batch(true);
+      expect(process.listeners('exit').filter((listener) => !before.includes(listener))).toEqual(added);
+      destination.write(line(0));
+      expect(writes).toEqual([]);
+      (added[0] as (code: number) => void)(0);
+      expect(writes).toEqual([line(0)]);
+    } finally {
+      destination.batch(false);
+      for (const listener of added) process.off('exit', listener);
+    }
+  });
+});
+
+describe('the logger, batching in this process', () => {
+  it('holds info lines to the end of the turn and writes warnings at once', async () => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const spies = [
+      jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+        out.push(String(chunk));
+        return true;
+      }),
+      jest.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+        err.push(String(chunk));
+        return true;
+      }),
+    ];
+    try {
+      batchLogLines(true);
+      log('info', 'x.first');
+      log('warn', 'x.second');
+      log('info', 'x.third');
+      expect(out).toEqual([]);
+      expect(err.map((text) => (JSON.parse(text) as { event: string }).event)).toEqual(['x.second']);
+      await turn();
+      expect(out).toHaveLength(1);
+      expect(
+        out[0]!
+          .split('\n')
+          .filter(Boolean)
+          .map((text) => (JSON.parse(text) as { event: string }).event),
+      ).toEqual(['x.first', 'x.third']);
+    } finally {
+      batchLogLines(false);
+      for (const spy of spies) spy.mockRestore();
+    }
   });
 });
 
