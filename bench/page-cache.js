@@ -15,13 +15,13 @@
 //   scripts/ensure-test-tools.sh.
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
-const http = require('node:http');
 const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const { ROOT, WORK } = require('./lib/builds.js');
 const { load } = require('./lib/load.js');
 const { median } = require('./lib/median.js');
+const { probe } = require('./lib/probe.js');
 const { buildPageCacheVariants, NEXT_OWN_CACHE } = require('./lib/page-cache-build.js');
 const { freePort, startServerProcess } = require('../scripts/lib/server-process.js');
 const { SERVER_CPU, LOAD_CPU, runPinned, cpuMicros, pin } = require('./lib/pinning.js');
@@ -99,29 +99,6 @@ async function startRedis() {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return { url: `redis://127.0.0.1:${port}/0`, pid: child.pid, stop };
-}
-
-/**
- * The page once, on a fresh connection: its status, Next's cache header, and when it was rendered.
- * @param {string} url @returns {Promise<{ status: number, cache: string, renderedAt: string }>}
- */
-function probe(url) {
-  return new Promise((resolve, reject) => {
-    const request = http.get(url, { agent: false, timeout: 10_000 }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk) => (body += chunk));
-      res.on('end', () =>
-        resolve({
-          status: res.statusCode ?? 0,
-          cache: String(res.headers['x-nextjs-cache'] ?? ''),
-          renderedAt: /<time>([^<]+)<\/time>/.exec(body)?.[1] ?? '',
-        }),
-      );
-    });
-    request.on('timeout', () => request.destroy(new Error(`no answer from ${url} within 10 s`)));
-    request.on('error', reject);
-  });
 }
 
 /** The page as a hit: 200, HIT, its time; asked again a few times while the server warms. @param {string} url */

@@ -11,45 +11,20 @@
 // cores; reuses the builds `npm run bench` made and builds what is missing.
 //   BENCH_PROCESSES (3), BENCH_ROUNDS (6), BENCH_SECONDS (3); BENCH_JSON_OUT=FILE also writes the
 //   figures there, as `npm run bench` records them (its `pinned` part runs this script).
-const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
 const { ROOT, WORK, buildApp, buildBareApp } = require('./lib/builds.js');
 const { load } = require('./lib/load.js');
 const { median } = require('./lib/median.js');
 const { startApp, startAppInFleet, startBare } = require('./lib/servers.js');
+const { SERVER_CPU, LOAD_CPU, runPinned, cpuMicros, pin } = require('./lib/pinning.js');
 
 const PROCESSES = Number(process.env.BENCH_PROCESSES) || 3;
 const ROUNDS = Number(process.env.BENCH_ROUNDS) || 6;
 const SECONDS = Number(process.env.BENCH_SECONDS) || 3;
 const CONNECTIONS = 10;
-const SERVER_CPU = '0';
-const LOAD_CPU = '1';
-
 // Pin this process first: run again under taskset unless already there.
-if (process.env.BENCH_PINNED !== '1') {
-  if (os.cpus().length < 2) throw new Error('bench:pinned needs two cores');
-  const result = spawnSync('taskset', ['-c', LOAD_CPU, process.execPath, __filename], {
-    stdio: 'inherit',
-    env: { ...process.env, BENCH_PINNED: '1' },
-  });
-  process.exit(result.status ?? 1);
-}
-
-/** CPU time (user + system) a process has used, in µs, from /proc. @param {number | undefined} pid */
-function cpuMicros(pid) {
-  // utime and stime are fields 14 and 15 of stat; after the command's ") " the list starts at field 3.
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  const ticks = Number(fields[11]) + Number(fields[12]);
-  return (ticks * 1e6) / 100; // USER_HZ is 100 on Linux.
-}
-
-/** Every thread of the process (its workers too), not only the main one. @param {number | undefined} pid */
-function pin(pid) {
-  const result = spawnSync('taskset', ['-a', '-p', '-c', SERVER_CPU, String(pid)], { encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`taskset failed: ${result.stderr}`);
-}
+runPinned(__filename, 'bench:pinned');
 
 /**
  * @typedef {{ kind: string, name: string, url: string, health: string, pid: number | undefined,

@@ -17,12 +17,12 @@
 //   profiles alone), BENCH_PROFILE_SECONDS (10, each profile's load); BENCH_JSON_OUT (default
 //   bench/results/product-pages.json). Needs Linux, taskset and two cores.
 const fs = require('node:fs');
-const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
 const { ROOT, WORK, NEXT_BIN } = require('./lib/builds.js');
 const { load } = require('./lib/load.js');
 const { median } = require('./lib/median.js');
+const { probe } = require('./lib/probe.js');
 const { buildProductCopies } = require('./lib/product-copies.js');
 const { SERVER_CPU, LOAD_CPU, runPinned, cpuMicros, pin } = require('./lib/pinning.js');
 const { freePort, startServerProcess } = require('../scripts/lib/server-process.js');
@@ -55,29 +55,6 @@ runPinned(__filename, 'bench:product-pages', {
     );
   },
 });
-
-/**
- * One answer on a fresh connection: status, Next's cache header, and when the page was rendered.
- * @param {string} url @returns {Promise<{ status: number, cache: string, renderedAt: string }>}
- */
-function probe(url) {
-  return new Promise((resolve, reject) => {
-    const request = http.get(url, { agent: false, timeout: 10_000 }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk) => (body += chunk));
-      res.on('end', () =>
-        resolve({
-          status: res.statusCode ?? 0,
-          cache: String(res.headers['x-nextjs-cache'] ?? ''),
-          renderedAt: /<time>([^<]+)<\/time>/.exec(body)?.[1] ?? '',
-        }),
-      );
-    });
-    request.on('timeout', () => request.destroy(new Error(`no answer from ${url} within 10 s`)));
-    request.on('error', reject);
-  });
-}
 
 /**
  * @typedef {{ path: string, status: number, cached?: boolean }} Page
