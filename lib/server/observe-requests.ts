@@ -6,6 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { logEnabled, logRequest } from '../log/logger';
 import { methodLabel, ROUTES, routeOf } from '../metrics/http-route';
+import { type KeptObserve, keptObserve } from '../metrics/kept-labels';
 import type { Metrics } from '../metrics/registry';
 import { referenceFor } from '../reporting/node/request-reference';
 import { scrubUrl } from '../reporting/scrub/text';
@@ -33,6 +34,7 @@ export interface RequestObserver {
 
 const ROUTE = Symbol('route');
 type Labelled = ServerResponse & { [ROUTE]?: string };
+type DurationLabel = 'http_request_method' | 'http_route' | 'http_response_status_code';
 
 /** Scrubbed URLs kept for the next request to the same URL: most traffic repeats a few paths. */
 const SCRUBBED_KEPT = 512;
@@ -77,27 +79,83 @@ export function loggedPath(url: string, kept: Map<string, string> = new Map()): 
   return logged;
 }
 
+/** What a request's answer carries from its start to its end: set once, read once, no closure. */
+const STARTED = Symbol('started');
+const URL_AS_CAME = Symbol('url');
+type Observed = Labelled & { [STARTED]?: number; [URL_AS_CAME]?: string };
+
+/** One request's line, waiting for the microtask that writes every line of its turn. */
+interface Waiting {
+  req: IncomingMessage;
+  res: ServerResponse;
+  level: 'info' | 'error';
+  route: string;
+  status: number;
+  elapsedMs: number;
+  url: string;
+}
+
 export function createRequestObserver({
   duration,
   publicFiles,
   quietRoutes,
 }: RequestObserverOptions): RequestObserver {
   const scrubbed = new Map<string, string>();
-  function finished(req: IncomingMessage, res: Labelled, started: number, url: string): void {
+  let keptFor: Metrics['requestDuration'] | null = null;
+  let observeKept: KeptObserve<DurationLabel> | null = null;
+  /** The histogram's observation, its label sets kept (../metrics/kept-labels.ts), for whichever histogram is current. */
+  function observe(method: string, route: string, status: number, seconds: number): void {
+    const histogram = duration();
+    if (histogram === null) return;
+    if (histogram !== keptFor) {
+      keptFor = histogram;
+      observeKept = keptObserve(histogram);
+    }
+    (observeKept as KeptObserve<DurationLabel>).observe(
+      `${method} ${status} ${route}`,
+      () => ({
+        http_request_method: method,
+        http_route: route,
+        http_response_status_code: String(status),
+      }),
+      seconds,
+    );
+  }
+
+  // Lines wait here for one microtask, after the other 'close' listeners of their turn: an API
+  // route's error is reported on its own 'close', and its reference goes in the line. One microtask
+  // for all of them, not one each (Node's queueMicrotask makes an AsyncResource per call).
+  let waiting: Waiting[] = [];
+  function writeWaiting(): void {
+    const lines = waiting;
+    waiting = [];
+    for (const { req, res, level, route, status, elapsedMs, url } of lines) {
+      try {
+        const reference = referenceFor(req.headers);
+        logRequest(level, {
+          method: req.method as string, // (a server's request always has one)
+          path: loggedPath(url, scrubbed),
+          route,
+          status,
+          durationMs: Math.round(elapsedMs * 10) / 10,
+          aborted: res.writableFinished ? undefined : true,
+          reference: reference || undefined,
+        });
+      } catch {
+        // As below; the other lines are still written.
+      }
+    }
+  }
+
+  function finished(req: IncomingMessage, res: Observed, started: number): void {
     try {
       const elapsedMs = performance.now() - started;
+      const url = res[URL_AS_CAME] as string;
       const status = res.headersSent ? res.statusCode : NO_ANSWER;
       const queryAt = url.indexOf('?');
       const route =
         res[ROUTE] ?? routeOf(req, res, status, queryAt === -1 ? url : url.slice(0, queryAt), publicFiles);
-      duration()?.observe(
-        {
-          http_request_method: methodLabel(req.method),
-          http_route: route,
-          http_response_status_code: String(status),
-        },
-        elapsedMs / 1000,
-      );
+      observe(methodLabel(req.method), route, status, elapsedMs / 1000);
       if (status === 200 && quietRoutes.has(route)) return;
       // SECURITY: a beacon is a count a stranger can send at will; its module says what it ignored
       // in one line a minute (lib/http/beacon.ts), so no line per beacon.
@@ -107,34 +165,29 @@ export function createRequestObserver({
       // scrub and the microtask for every request under LOG_LEVEL=warn.
       // Stryker disable next-line ConditionalExpression: saves work, changes no output
       if (!logEnabled(level)) return;
-      // After the other 'close' listeners: an API route's error is reported on its own 'close'.
-      queueMicrotask(() => {
-        try {
-          const reference = referenceFor(req.headers);
-          logRequest(level, {
-            method: req.method as string, // (a server's request always has one)
-            path: loggedPath(url, scrubbed),
-            route,
-            status,
-            durationMs: Math.round(elapsedMs * 10) / 10,
-            aborted: res.writableFinished ? undefined : true,
-            reference: reference || undefined,
-          });
-        } catch {
-          // As below.
-        }
-      });
+      if (waiting.push({ req, res, level, route, status, elapsedMs, url }) === 1)
+        queueMicrotask(writeWaiting);
     } catch {
       // Observing a request must never become its failure.
     }
   }
+  // One listener for every answer: `this` is the answer, and `res.req` its request. Once only, as
+  // `once` was: should anything emit 'close' again, the request is not counted twice.
+  function onClose(this: Observed): void {
+    const started = this[STARTED];
+    if (started === undefined) return;
+    this[STARTED] = undefined;
+    finished(this.req, this, started);
+  }
 
   return {
     requestStarted: (req, res) => {
-      const started = performance.now();
+      const observed = res as Observed;
+      observed[STARTED] = performance.now();
       // The URL as it came: later stages rewrite req.url.
-      const url = req.url as string; // (a server's request always has one)
-      res.once('close', () => finished(req, res, started, url));
+      observed[URL_AS_CAME] = req.url as string; // (a server's request always has one)
+      // `on`, not `once`: 'close' comes once, and once's wrapper is one more closure per request.
+      res.on('close', onClose);
     },
     answeredAs: (res, route) => {
       (res as Labelled)[ROUTE] = route;

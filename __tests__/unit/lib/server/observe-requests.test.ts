@@ -1,4 +1,5 @@
 // Each request timed once, on a loopback server: the histogram it feeds and the line it logs.
+import { EventEmitter } from 'node:events';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Histogram, Registry } from 'prom-client';
@@ -185,6 +186,37 @@ describe('a request, once answered', () => {
     };
     await (await fetch(`${base}/whatever`)).text();
     expect(await counted()).toEqual([expect.objectContaining({ http_route: '(refused)', count: 1 })]);
+  });
+
+  it('writes each line of answers that close in one turn, a line that cannot be made losing no other', async () => {
+    // Answers closing together, as a burst of keep-alive answers do in one turn of the event loop.
+    const made = ['/first', '/second', '/third'].map((url) => {
+      const req = Object.assign(new EventEmitter(), { url, method: 'GET', headers: {} });
+      const res = Object.assign(new EventEmitter(), {
+        req,
+        headersSent: true,
+        statusCode: 404,
+        writableFinished: true,
+      });
+      return { req, res };
+    });
+    for (const { req, res } of made) observer.requestStarted(req as never, res as never);
+    // The second's headers cannot be read when its line is made (after its turn's 'close' listeners).
+    const second = made[1] as (typeof made)[number];
+    for (const { res } of made) res.emit('close');
+    // (A second 'close', should anything emit one, counts nothing.)
+    (made[0] as (typeof made)[number]).res.emit('close');
+    Object.defineProperty(second.req, 'headers', {
+      get: () => {
+        throw new Error('gone');
+      },
+    });
+    expect(requestLines()).toEqual([]);
+    await Promise.resolve();
+    expect(requestLines().map((line) => line.path)).toEqual(['/first', '/third']);
+    expect(await counted()).toEqual([
+      expect.objectContaining({ http_response_status_code: '404', count: 3 }),
+    ]);
   });
 
   it('writes no line below LOG_LEVEL, and still times the request', async () => {

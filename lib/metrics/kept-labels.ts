@@ -1,0 +1,87 @@
+// A histogram's label sets kept, for the one observation every request makes. prom-client 15's
+// `observe(labels, value)` checks the label names, hashes the label set into a text and turns the
+// bucket's bound into a property name on every call, and its `labels()` child does the same again
+// on each of its own observations. Here a label set is looked up once, through prom-client's own
+// observe (so its checks still run, once), and its entry is kept under a key the caller already has;
+// later observations add to that entry directly. What /metrics renders is prom-client's, unchanged
+// (a unit test renders both ways and compares the texts).
+//
+// This reads prom-client's record of a label set (`hashMap`'s entries: labels, bucketValues, sum,
+// count), which its types do not name. The version is pinned exactly; should a later one keep its
+// record otherwise, `keptObserve` finds no entry and every observation goes through prom-client's
+// observe as before (tested with such a histogram).
+import type { Histogram } from 'prom-client';
+
+/** What prom-client keeps for one label set. */
+interface Entry {
+  labels: unknown;
+  bucketValues: Record<string, number>;
+  sum: number;
+  count: number;
+}
+
+interface Internals {
+  hashMap?: Record<string, Entry>;
+  upperBounds?: readonly number[];
+}
+
+/** At most this many label sets are kept; the others are observed through prom-client as before. */
+export const KEPT_LABEL_SETS = 4096;
+
+export interface KeptObserve<L extends string> {
+  /**
+   * Observes `value` under the label set that `key` names; `labels()` makes that set, asked only
+   * the first time a key is seen. One key must always name the same labels.
+   */
+  observe: (key: string, labels: () => Record<L, string>, value: number) => void;
+  /** How many label sets are kept now: for the test of the bound. */
+  size: () => number;
+}
+
+function isEntry(value: unknown): value is Entry {
+  const entry = value as Partial<Entry> | null;
+  return (
+    typeof entry === 'object' &&
+    entry !== null &&
+    typeof entry.bucketValues === 'object' &&
+    typeof entry.sum === 'number' &&
+    typeof entry.count === 'number'
+  );
+}
+
+export function keptObserve<L extends string>(histogram: Histogram<L>): KeptObserve<L> {
+  const internals = histogram as unknown as Internals;
+  const bounds = Array.isArray(internals.upperBounds) ? internals.upperBounds : [];
+  // The property names prom-client files each bucket's count under: its bound as a text.
+  const names = bounds.map(String);
+  const kept = new Map<string, Entry>();
+  // prom-client's reset() makes a new record: the kept entries then belong to the old one.
+  let keptFor = internals.hashMap;
+  const observe: KeptObserve<L>['observe'] = (key, labels, value) => {
+    if (internals.hashMap !== keptFor) {
+      kept.clear();
+      keptFor = internals.hashMap;
+    }
+    const entry = kept.get(key);
+    // (prom-client refuses a value that is not a number, with its own words: it sees every such one.)
+    if (entry === undefined || !Number.isFinite(value)) {
+      const made = labels();
+      histogram.observe(made, value);
+      if (kept.size >= KEPT_LABEL_SETS || typeof keptFor !== 'object') return;
+      // The entry prom-client has just made or added to holds this very labels object only when it
+      // made it now; a set it already had (from another key) is left to its own observe.
+      const found = Object.values(keptFor).find((each) => isEntry(each) && each.labels === made);
+      if (found) kept.set(key, found);
+      return;
+    }
+    entry.sum += value;
+    entry.count += 1;
+    for (let index = 0; index < bounds.length; index += 1) {
+      if (value <= (bounds[index] as number)) {
+        entry.bucketValues[names[index] as string] += 1;
+        return;
+      }
+    }
+  };
+  return { observe, size: () => kept.size };
+}
