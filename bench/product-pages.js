@@ -7,14 +7,15 @@
 // very same build: the shell's `npm start` with every default (request log to a file as a container
 // runtime takes it, metrics on their own port), bare `next start`, and the shell with the request log
 // and metrics off (LOG_LEVEL=warn, MANAGEMENT_PORT=0) for the 404's row. Every server on core 0, the
-// load on core 1; BENCH_ROUNDS rounds, each loading each row's two servers in turn, the order
+// load on core 1; each kind runs as BENCH_PROCESSES processes; BENCH_ROUNDS rounds, each loading
+// one process of each of a row's two kinds in turn (round r: process r mod BENCH_PROCESSES), the order
 // rotating; a row's ratio is the median of its per-round ratios, beside the CPU each server used per
 // answered request (/proc). Each page is checked before and after every round (its status; the
 // static page still the same render, a HIT); another answer fails the run. Loopback only.
-//   BENCH_ROUNDS (8), BENCH_SECONDS (5), BENCH_CONNECTIONS (50), BENCH_ROWS (ssr,isr,404,404-bare:
-//   some rows alone), BENCH_PROFILE=1 (then a CPU profile
-//   of the shell and of bare Next on each page, summarised by where the time goes; `only`: the
-//   profiles alone), BENCH_PROFILE_SECONDS (10, each profile's load); BENCH_JSON_OUT (default
+//   BENCH_PROCESSES (4), BENCH_ROUNDS (8), BENCH_SECONDS (5), BENCH_CONNECTIONS (50), BENCH_ROWS
+//   (ssr,isr,404,404-bare: some rows alone), BENCH_PROFILE=1 (then a CPU profile of the shell and of
+//   bare Next on each page, summarised by where the time goes; `only`: the profiles alone),
+//   BENCH_PROFILE_SECONDS (10, each profile's load); BENCH_JSON_OUT (default
 //   bench/results/product-pages.json). Needs Linux, taskset and two cores.
 const fs = require('node:fs');
 const os = require('node:os');
@@ -31,6 +32,12 @@ const { summariseCpu } = require('./lib/profile-summary.js');
 const ROUNDS = Number(process.env.BENCH_ROUNDS) || 8;
 const SECONDS = Number(process.env.BENCH_SECONDS) || 5;
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS) || 50;
+/**
+ * Processes of each kind: two processes of one build differ here by 10–30 % for their whole life
+ * (where the JIT settled, where the host put them), so round r loads process r mod BENCH_PROCESSES of
+ * each of its row's two kinds, and a row's median is over processes as well as rounds.
+ */
+const PROCESSES = Number(process.env.BENCH_PROCESSES) || 4;
 const JSON_OUT = process.env.BENCH_JSON_OUT || path.join(ROOT, 'bench/results/product-pages.json');
 /** BENCH_ROWS=ssr,isr,404,404-bare: those rows alone (every row by default). */
 const ONLY_ROWS = process.env.BENCH_ROWS?.split(',');
@@ -60,7 +67,7 @@ runPinned(__filename, 'bench:product-pages', {
  * @typedef {{ path: string, status: number, cached?: boolean }} Page
  * @typedef {{ name: string, key: string, base: string, pid: number | undefined, managementPort?: number,
  *   renderedAt: Map<string, string>, stop: () => Promise<unknown> }} Server
- * @typedef {{ key: string, name: string, page: Page, server: Server, baseline: Server }} Row
+ * @typedef {{ key: string, name: string, page: Page, server: Server[], baseline: Server[] }} Row
  */
 
 /** @type {Record<'ssr' | 'isr' | 'missing', Page>} */
@@ -227,15 +234,25 @@ async function main() {
   /** @type {Server[]} */
   const servers = [];
   try {
-    const bare = await start('bare next start', 'bare', dirs.bare, 'bare');
-    servers.push(bare);
-    const shell = await start('the shell, every default', 'shell', dirs.shell, 'shell');
-    servers.push(shell);
-    const quiet = await start('the shell, log and metrics off', 'quiet', dirs.shellQuiet, 'shell', {
-      LOG_LEVEL: 'warn',
-      MANAGEMENT_PORT: '0',
-    });
-    servers.push(quiet);
+    /** @type {Server[]} */
+    const bare = [];
+    /** @type {Server[]} */
+    const shell = [];
+    /** @type {Server[]} */
+    const quiet = [];
+    const quietNeeded = ONLY_ROWS === undefined || ONLY_ROWS.includes('404');
+    for (let i = 1; i <= PROCESSES; i += 1) {
+      bare.push(await start(`bare next start ${i}`, `bare-${i}`, dirs.bare, 'bare'));
+      shell.push(await start(`the shell, every default ${i}`, `shell-${i}`, dirs.shell, 'shell'));
+      if (quietNeeded)
+        quiet.push(
+          await start(`the shell, log and metrics off ${i}`, `quiet-${i}`, dirs.shellQuiet, 'shell', {
+            LOG_LEVEL: 'warn',
+            MANAGEMENT_PORT: '0',
+          }),
+        );
+    }
+    servers.push(...bare, ...shell, ...quiet);
     /** @type {Row[]} */
     const rows = [
       {
@@ -267,19 +284,23 @@ async function main() {
         baseline: bare,
       },
     ].filter((row) => ONLY_ROWS === undefined || ONLY_ROWS.includes(row.key));
-    for (const row of rows) for (const server of [row.server, row.baseline]) await check(server, row.page);
+    for (const row of rows)
+      for (const server of [...row.server, ...row.baseline]) await check(server, row.page);
     // One warm-up round of each page on each server: the first seconds of a fresh server measure the JIT.
     for (const page of Object.values(PAGES))
       for (const server of servers)
-        if (server !== quiet || page === PAGES.missing) await round(server, page, 2);
-    /** @type {Map<Row, { server: Awaited<ReturnType<typeof round>>[], baseline: Awaited<ReturnType<typeof round>>[] }>} */
+        if (!quiet.includes(server) || page === PAGES.missing) await round(server, page, 2);
+    /** @typedef {Awaited<ReturnType<typeof round>> & { process: string }} Measured */
+    /** @type {Map<Row, { server: Measured[], baseline: Measured[] }>} */
     const measured = new Map(rows.map((row) => [row, { server: [], baseline: [] }]));
     for (let r = 0; r < ROUNDS; r += 1) {
       for (const row of rows) {
         const mine = measured.get(row);
         const order = r % 2 === 0 ? ['server', 'baseline'] : ['baseline', 'server'];
-        for (const which of /** @type {('server' | 'baseline')[]} */ (order))
-          mine?.[which].push(await round(row[which], row.page, SECONDS));
+        for (const which of /** @type {('server' | 'baseline')[]} */ (order)) {
+          const server = /** @type {Server} */ (row[which][r % PROCESSES]);
+          mine?.[which].push({ ...(await round(server, row.page, SECONDS)), process: server.name });
+        }
       }
       progress(`round ${r + 1} of ${ROUNDS}`);
     }
@@ -293,18 +314,24 @@ async function main() {
       return {
         name: row.name,
         path: row.page.path,
-        server: row.server.name,
-        baseline: row.baseline.name,
+        server: row.server[0]?.name.replace(/ \d+$/, ''),
+        baseline: row.baseline[0]?.name.replace(/ \d+$/, ''),
         rps: median(server.map((each) => each.rps)),
         baselineRps: median(baseline.map((each) => each.rps)),
         ratio: median(ratios),
         ratios,
+        pairs: server.map((each, index) => [each.process, baseline[index]?.process]),
+        // Each pair of processes's median: how much of the spread is the processes' luck.
+        processRatios: Array.from({ length: Math.min(PROCESSES, ratios.length) }, (_, index) =>
+          median(ratios.filter((_, r) => r % PROCESSES === index)),
+        ),
         cpuMicrosPerRequest: median(server.map((each) => each.cpu)),
         baselineCpuMicrosPerRequest: median(baseline.map((each) => each.cpu)),
         other: [...server, ...baseline].reduce((sum, each) => sum + each.other + each.errors, 0),
       };
     });
     const setup = {
+      processes: PROCESSES,
       rounds: ROUNDS,
       seconds: SECONDS,
       connections: CONNECTIONS,
@@ -318,7 +345,7 @@ async function main() {
     const profiles = PROFILE ? await profile(dirs) : undefined;
     fs.writeFileSync(JSON_OUT, `${JSON.stringify({ setup, rows: figures, profiles }, null, 2)}\n`);
     const lines = [
-      `${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} connections, servers on core ${SERVER_CPU}, load on core ` +
+      `${PROCESSES} processes of each kind, ${ROUNDS} rounds of ${SECONDS} s, ${CONNECTIONS} connections, servers on core ${SERVER_CPU}, load on core ` +
         `${LOAD_CPU}, ${process.version}, load average ${setup.loadAverage.join(' ')}`,
       `${'row'.padEnd(44)} ${'req/s'.padStart(7)} ${'baseline'.padStart(8)} ${'ratio'.padStart(6)} ${'CPU/request'.padStart(19)}  rounds`,
       ...figures.map(

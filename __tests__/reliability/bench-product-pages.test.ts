@@ -20,6 +20,8 @@ interface Row {
   baselineRps: number;
   ratio: number;
   ratios: number[];
+  pairs: [string, string][];
+  processRatios: number[];
   cpuMicrosPerRequest: number;
   baselineCpuMicrosPerRequest: number;
   other: number;
@@ -42,6 +44,7 @@ it('npm run bench:product-pages measures each page on the shell against its base
       cwd: ROOT,
       env: {
         ...process.env,
+        BENCH_PROCESSES: '2',
         BENCH_ROUNDS: '2',
         BENCH_SECONDS: '1',
         BENCH_PROFILE: '1',
@@ -57,10 +60,10 @@ it('npm run bench:product-pages measures each page on the shell against its base
   expect({ code, output }).toMatchObject({ code: 0 });
   const { rows, setup, profiles } = JSON.parse(readFileSync(out, 'utf8')) as {
     rows: Row[];
-    setup: { rounds: number; connections: number };
+    setup: { processes: number; rounds: number; connections: number };
     profiles: Record<string, Profile>;
   };
-  expect(setup).toMatchObject({ rounds: 2, connections: 50 });
+  expect(setup).toMatchObject({ processes: 2, rounds: 2, connections: 50 });
   expect(rows.map((row) => [row.path, row.server, row.baseline])).toEqual([
     ['/products?page=2', 'the shell, every default', 'bare next start'],
     ['/post/hello', 'the shell, every default', 'bare next start'],
@@ -69,6 +72,12 @@ it('npm run bench:product-pages measures each page on the shell against its base
   ]);
   for (const row of rows) {
     expect(row.ratios).toHaveLength(2);
+    // Round r loads process r mod 2 of each kind: both processes of each are measured.
+    expect(row.pairs).toEqual([
+      [`${row.server} 1`, `${row.baseline} 1`],
+      [`${row.server} 2`, `${row.baseline} 2`],
+    ]);
+    expect(row.processRatios).toHaveLength(2);
     for (const figure of [
       row.rps,
       row.baselineRps,
