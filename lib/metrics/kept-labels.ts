@@ -55,18 +55,25 @@ export function keptObserve<L extends string>(histogram: Histogram<L>): KeptObse
   // The property names prom-client files each bucket's count under: its bound as a text.
   const names = bounds.map(String);
   const kept = new Map<string, Entry>();
-  // prom-client's reset() makes a new record: the kept entries then belong to the old one.
-  let keptFor = internals.hashMap;
-  const observe: KeptObserve<L>['observe'] = (key, labels, value) => {
-    if (internals.hashMap !== keptFor) {
+  // prom-client's reset(), remove() and zero() replace or drop records: whatever was kept is
+  // forgotten first, so the next observation of each set finds its record again.
+  for (const name of ['reset', 'remove', 'zero'] as const) {
+    const original = histogram[name] as (...args: unknown[]) => void;
+    (histogram as unknown as Record<string, unknown>)[name] = function forgetting(
+      this: unknown,
+      ...args: unknown[]
+    ) {
       kept.clear();
-      keptFor = internals.hashMap;
-    }
+      return original.apply(this, args);
+    };
+  }
+  const observe: KeptObserve<L>['observe'] = (key, labels, value) => {
     const entry = kept.get(key);
     // (prom-client refuses a value that is not a number, with its own words: it sees every such one.)
     if (entry === undefined || !Number.isFinite(value)) {
       const made = labels();
       histogram.observe(made, value);
+      const keptFor = internals.hashMap;
       if (kept.size >= KEPT_LABEL_SETS || typeof keptFor !== 'object') return;
       // The entry prom-client has just made or added to holds this very labels object only when it
       // made it now; a set it already had (from another key) is left to its own observe.

@@ -109,6 +109,29 @@ describe('keptObserve', () => {
     );
   });
 
+  it('counts where prom-client does after it removes a label set or zeroes one', async () => {
+    const ours = new Registry();
+    const theirs = new Registry();
+    const kept = keptObserve(histogramIn(ours));
+    const plain = histogramIn(theirs);
+    const mine = ours.getSingleMetric('http_server_request_duration_seconds') as Histogram<Label>;
+    const both = (method: string, route: string, status: number, value: number) => {
+      kept.observe(`${method} ${status} ${route}`, () => labelsOf(method, route, status), value);
+      plain.observe(labelsOf(method, route, status), value);
+    };
+    both('GET', '/404', 404, 0.001);
+    both('GET', '/a', 200, 0.2);
+    for (const histogram of [mine, plain]) histogram.remove(labelsOf('GET', '/404', 404));
+    both('GET', '/404', 404, 0.003);
+    for (const histogram of [mine, plain]) histogram.zero(labelsOf('GET', '/a', 200));
+    both('GET', '/a', 200, 0.3);
+    both('GET', '/404', 404, 0.004);
+    expect(await ours.metrics()).toBe(await theirs.metrics());
+    expect(await ours.metrics()).toContain(
+      'http_server_request_duration_seconds_count{http_request_method="GET",http_route="/a",http_response_status_code="200"} 1',
+    );
+  });
+
   it(`keeps at most ${KEPT_LABEL_SETS} label sets, and counts the others through prom-client`, async () => {
     const { ours, theirs, kept } = await bothWays(
       Array.from({ length: KEPT_LABEL_SETS + 2 }, (_, index): [string, string, number, number] => [

@@ -178,6 +178,20 @@ describe('a request, once answered', () => {
     expect(requestLines()[0]).toEqual(expect.objectContaining({ status: NO_ANSWER, aborted: true }));
   });
 
+  it('counts each method apart, on one route with one status', async () => {
+    answer = (req, res) => {
+      matched(req, '/orders');
+      res.end();
+    };
+    await (await fetch(`${base}/orders`)).text();
+    await (await fetch(`${base}/orders`, { method: 'POST', body: 'x' })).text();
+    await (await fetch(`${base}/orders`, { method: 'POST', body: 'y' })).text();
+    expect(await counted()).toEqual([
+      expect.objectContaining({ http_request_method: 'GET', http_route: '/orders', count: 1 }),
+      expect.objectContaining({ http_request_method: 'POST', http_route: '/orders', count: 2 }),
+    ]);
+  });
+
   it('takes the route a stage gave it over anything Next left', async () => {
     answer = (_req, res) => {
       observer.answeredAs(res, '(refused)');
@@ -201,6 +215,7 @@ describe('a request, once answered', () => {
       return { req, res };
     });
     for (const { req, res } of made) observer.requestStarted(req as never, res as never);
+    const microtasks = jest.spyOn(globalThis, 'queueMicrotask');
     // The second's headers cannot be read when its line is made (after its turn's 'close' listeners).
     const second = made[1] as (typeof made)[number];
     for (const { res } of made) res.emit('close');
@@ -212,6 +227,8 @@ describe('a request, once answered', () => {
       },
     });
     expect(requestLines()).toEqual([]);
+    // One microtask for the turn's lines, not one each.
+    expect(microtasks).toHaveBeenCalledTimes(1);
     await Promise.resolve();
     expect(requestLines().map((line) => line.path)).toEqual(['/first', '/third']);
     expect(await counted()).toEqual([
