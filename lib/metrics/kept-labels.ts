@@ -22,7 +22,7 @@ interface Entry {
 
 interface Internals {
   hashMap?: Record<string, Entry>;
-  upperBounds?: readonly number[];
+  upperBounds?: unknown;
 }
 
 /** At most this many label sets are kept; the others are observed through prom-client as before. */
@@ -38,20 +38,24 @@ export interface KeptObserve<L extends string> {
   size: () => number;
 }
 
+/** Whether `value` is a record this file can add to (any other is left to prom-client's observe). */
 function isEntry(value: unknown): value is Entry {
-  const entry = value as Partial<Entry> | null;
+  const entry = value as Partial<Entry> | null | undefined;
   return (
-    typeof entry === 'object' &&
-    entry !== null &&
+    typeof entry?.sum === 'number' &&
+    typeof entry.count === 'number' &&
     typeof entry.bucketValues === 'object' &&
-    typeof entry.sum === 'number' &&
-    typeof entry.count === 'number'
+    entry.bucketValues !== null
   );
 }
 
 export function keptObserve<L extends string>(histogram: Histogram<L>): KeptObserve<L> {
   const internals = histogram as unknown as Internals;
-  const bounds = Array.isArray(internals.upperBounds) ? internals.upperBounds : [];
+  const bounds = internals.upperBounds;
+  if (!Array.isArray(bounds) || typeof internals.hashMap !== 'object') {
+    // Not the prom-client this was written against: its own observe, every time.
+    return { observe: (_key, labels, value) => histogram.observe(labels(), value), size: () => 0 };
+  }
   // The property names prom-client files each bucket's count under: its bound as a text.
   const names = bounds.map(String);
   const kept = new Map<string, Entry>();
@@ -73,16 +77,18 @@ export function keptObserve<L extends string>(histogram: Histogram<L>): KeptObse
     if (entry === undefined || !Number.isFinite(value)) {
       const made = labels();
       histogram.observe(made, value);
-      const keptFor = internals.hashMap;
-      if (kept.size >= KEPT_LABEL_SETS || typeof keptFor !== 'object') return;
+      if (kept.size >= KEPT_LABEL_SETS) return;
       // The entry prom-client has just made or added to holds this very labels object only when it
       // made it now; a set it already had (from another key) is left to its own observe.
-      const found = Object.values(keptFor).find((each) => isEntry(each) && each.labels === made);
+      const found = Object.values(internals.hashMap as Record<string, unknown>).find(
+        (each): each is Entry => isEntry(each) && each.labels === made,
+      );
       if (found) kept.set(key, found);
       return;
     }
     entry.sum += value;
     entry.count += 1;
+    // Stryker disable next-line EqualityOperator: one step past the last bound compares with undefined, false as the end is.
     for (let index = 0; index < bounds.length; index += 1) {
       if (value <= (bounds[index] as number)) {
         entry.bucketValues[names[index] as string] += 1;

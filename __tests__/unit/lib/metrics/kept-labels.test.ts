@@ -146,13 +146,47 @@ describe('keptObserve', () => {
   });
 
   it('observes through prom-client alone when its record is not where this version keeps it', () => {
-    // A later prom-client that keeps its label sets otherwise: only observe is there.
-    const observe = jest.fn();
-    const kept = keptObserve({ observe } as unknown as Histogram<Label>);
+    // A later prom-client that keeps its label sets otherwise: only observe is there, or no bounds.
+    for (const fields of [{}, { hashMap: {} }, { upperBounds: [1] }]) {
+      const observe = jest.fn();
+      const kept = keptObserve({ observe, ...fields } as unknown as Histogram<Label>);
+      for (let index = 0; index < 3; index += 1)
+        kept.observe('GET 404 /404', () => labelsOf('GET', '/404', 404), 0.001);
+      expect(observe).toHaveBeenCalledTimes(3);
+      expect(observe).toHaveBeenLastCalledWith(labelsOf('GET', '/404', 404), 0.001);
+      expect(kept.size()).toBe(0);
+    }
+  });
+
+  it.each([
+    ['a sum that is not a number', { sum: '0', count: 0, bucketValues: {} }],
+    ['a count that is not a number', { sum: 0, count: '0', bucketValues: {} }],
+    ['no bucket counts', { sum: 0, count: 0 }],
+    ['bucket counts that are null', { sum: 0, count: 0, bucketValues: null }],
+  ])('keeps no record it cannot add to: %s', (_name, shape) => {
+    const hashMap: Record<string, unknown> = {};
+    const observe = jest.fn((labels: unknown) => {
+      hashMap.only = { labels, ...shape };
+    });
+    const kept = keptObserve({ observe, hashMap, upperBounds: [1] } as unknown as Histogram<Label>);
     for (let index = 0; index < 3; index += 1)
-      kept.observe('GET 404 /404', () => labelsOf('GET', '/404', 404), 0.001);
+      kept.observe('GET 404 /404', () => labelsOf('GET', '/404', 404), 0.5);
     expect(observe).toHaveBeenCalledTimes(3);
-    expect(observe).toHaveBeenLastCalledWith(labelsOf('GET', '/404', 404), 0.001);
     expect(kept.size()).toBe(0);
+  });
+
+  it('adds to a record it can read, in its bucket', () => {
+    const hashMap: Record<
+      string,
+      { labels: unknown; sum: number; count: number; bucketValues: Record<string, number> }
+    > = {};
+    const observe = jest.fn((labels: unknown, value: number) => {
+      hashMap.only = { labels, sum: value, count: 1, bucketValues: { '1': value <= 1 ? 1 : 0 } };
+    });
+    const kept = keptObserve({ observe, hashMap, upperBounds: [1] } as unknown as Histogram<Label>);
+    for (const value of [0.5, 0.5, 1, 3])
+      kept.observe('GET 404 /404', () => labelsOf('GET', '/404', 404), value);
+    expect(observe).toHaveBeenCalledTimes(1);
+    expect(hashMap.only).toMatchObject({ sum: 5, count: 4, bucketValues: { '1': 3 } });
   });
 });

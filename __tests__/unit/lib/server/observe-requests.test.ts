@@ -178,6 +178,13 @@ describe('a request, once answered', () => {
     expect(requestLines()[0]).toEqual(expect.objectContaining({ status: NO_ANSWER, aborted: true }));
   });
 
+  it('looks a label set up through prom-client once, then adds to what it made', async () => {
+    const observe = jest.spyOn(duration, 'observe');
+    for (let i = 0; i < 3; i += 1) await (await fetch(`${base}/robots.txt`)).text();
+    await until(async () => (await counted()).some((series) => series.count === 3), 2000);
+    expect(observe).toHaveBeenCalledTimes(1);
+  });
+
   it('counts each method apart, on one route with one status', async () => {
     answer = (req, res) => {
       matched(req, '/orders');
