@@ -37,6 +37,7 @@ const config = {
     'lib/process/**/*.ts',
     'lib/reporting/**/*.ts',
     'lib/server/**/*.ts',
+    'lib/screens/**/*.ts',
     'lib/service-worker/**/*.ts',
     'components/**/*.{ts,tsx}',
     'scripts/**/*.{ts,js,mjs}',

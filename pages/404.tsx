@@ -15,9 +15,9 @@ export default function NotFoundPage() {
   // Rendered at build time only; required in the server's branch so the page's own (never loaded)
   // browser file does not carry every language (pages/_error.tsx says why).
   if (typeof window === 'undefined') {
-    type Languages = typeof import('../components/error-screen/copy/languages');
+    type Languages = typeof import('../lib/screens/languages');
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { copyIn } = require('../components/error-screen/copy/languages') as Languages;
+    const { copyIn } = require('../lib/screens/languages') as Languages;
     const { common, screens } = copyIn(defaultLanguage());
     return <ErrorScreen copy={screens['not-found']} words={common} />;
   }

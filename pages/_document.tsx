@@ -6,7 +6,7 @@ import Document, {
   Main,
   NextScript,
 } from 'next/document';
-import { copyIn } from '../components/error-screen/copy/languages';
+import { copyIn } from '../lib/screens/languages';
 import { defaultLanguage } from '../lib/language/offered';
 import { type TraceMeta, traceMetaOf } from '../lib/reporting/trace-meta';
 

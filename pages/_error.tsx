@@ -24,12 +24,12 @@ export const config = { unstable_runtimeJS: false };
 // test per bundle, and webpack then never reads the browser bundle's dead branch, so the languages'
 // table and the negotiator stay out of it (an import would stay, used or not).
 /* eslint-disable @typescript-eslint/no-require-imports */
-type Languages = typeof import('../components/error-screen/copy/languages');
+type Languages = typeof import('../lib/screens/languages');
 type Negotiate = typeof import('../lib/language/server-choice');
 
 export default function ErrorPage({ statusCode, reference, retryHref, language }: ErrorPageProps) {
   if (typeof window === 'undefined') {
-    const { copyIn } = require('../components/error-screen/copy/languages') as Languages;
+    const { copyIn } = require('../lib/screens/languages') as Languages;
     const { common, screens } = copyIn(language);
     return (
       <ErrorScreen

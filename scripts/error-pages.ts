@@ -8,8 +8,8 @@
 // contact), and no JavaScript.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { copyIn } from '../components/error-screen/copy/languages';
-import type { LanguageCopy } from '../components/error-screen/copy/types';
+import { copyIn } from '../lib/screens/languages';
+import type { LanguageCopy } from '../lib/screens/types';
 import { type Env, readVariable } from '../lib/config/variables';
 import { BALANCER_STATUSES, haproxyErrorFile, RETRY_SECONDS } from '../lib/error-pages/balancer-pages';
 import { notFoundFile } from '../lib/error-pages/paths';
@@ -51,9 +51,10 @@ export async function writeErrorPages(root = ROOT, env: Env = process.env): Prom
   // The build's values (service name, contact), which the screen reads when it is first loaded.
   adoptBuildValues({ root, dev: false, distDir });
   // Loaded after them: the screen reads its settings (lib/config/site.ts) when it is loaded.
-  const [{ staticScreenDocument }, { notFoundDocument }] = await Promise.all([
+  const [{ staticScreenDocument }, { notFoundDocument }, { screenMarkup: markup }] = await Promise.all([
     import('../lib/error-pages/static-screen'),
     import('../lib/error-pages/not-found-pages'),
+    import('../components/error-screen/markup'),
   ]);
   const css = buildStylesheet(root, distDir);
   const template = readFileSync(path.join(root, distDir, prerenderedNotFound(root, distDir)), 'utf8');
@@ -64,6 +65,7 @@ export async function writeErrorPages(root = ROOT, env: Env = process.env): Prom
       words: common,
       css,
       refreshSeconds: RETRY_SECONDS,
+      markup,
     });
     mkdirSync(path.join(folder, subfolder), { recursive: true });
     for (const status of BALANCER_STATUSES) {
@@ -75,7 +77,7 @@ export async function writeErrorPages(root = ROOT, env: Env = process.env): Prom
   const notFoundBytes: string[] = [];
   for (const language of offeredLanguages()) {
     const { common, screens } = copyIn(language);
-    const html = notFoundDocument(template, screens['not-found'], common);
+    const html = notFoundDocument(template, screens['not-found'], common, markup);
     mkdirSync(path.join(folder, language), { recursive: true });
     writeFileSync(path.join(root, distDir, notFoundFile(language)), html);
     notFoundBytes.push(`${language} ${Buffer.byteLength(html)}`);

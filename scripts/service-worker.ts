@@ -7,7 +7,7 @@ import path from 'node:path';
 import { type Env, readVariable } from '../lib/config/variables';
 import { adoptBuildValues } from '../lib/server/build-output';
 import { workerFile } from '../lib/service-worker/serve';
-import { copyIn } from '../components/error-screen/copy/languages';
+import { copyIn } from '../lib/screens/languages';
 import { offeredLanguages } from '../lib/language/offered';
 import { buildStylesheet } from './error-pages';
 
@@ -26,13 +26,16 @@ export async function writeServiceWorker(
   if (problems.length > 0) throw new Error(problems.join('; '));
   adoptBuildValues({ root, dev: false, distDir });
   // Loaded after them: the screens read their settings (lib/config/site.ts) when first loaded.
-  const { readCompiled, workerScript } = await import('../lib/service-worker/script');
+  const [{ readCompiled, workerScript }, { screenMarkup: markup }] = await Promise.all([
+    import('../lib/service-worker/script'),
+    import('../components/error-screen/markup'),
+  ]);
   const build = { id: readFileSync(path.join(root, distDir, 'BUILD_ID'), 'utf8').trim(), time: now };
   const compiled = readCompiled(compiledFolder);
   const css = on ? buildStylesheet(root, distDir) : '';
   const sizes: string[] = [];
   for (const language of offeredLanguages()) {
-    const text = workerScript({ on, build, compiled, css, language: copyIn(language) });
+    const text = workerScript({ on, build, compiled, css, language: copyIn(language), markup });
     const file = path.join(root, distDir, workerFile(language));
     mkdirSync(path.dirname(file), { recursive: true });
     writeFileSync(file, text);

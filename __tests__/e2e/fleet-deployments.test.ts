@@ -5,7 +5,7 @@
 // visit must be whole: every file and every page's data from the build that made its page
 // (docs/fleet.md).
 import type { Browser, Page } from 'playwright-core';
-import { clientException } from '../../components/error-screen/copy/en/client-exception';
+import { clientException } from '../../lib/screens/en/client-exception';
 import { type Balancer, startBalancer } from '../support/balancer';
 import { launchBrowser } from '../support/browser';
 import {

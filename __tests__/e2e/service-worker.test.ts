@@ -5,7 +5,7 @@
  * build's worker replaces the old one, two builds side by side do not make a visitor flip between
  * their workers, and SERVICE_WORKER=off takes it away again.
  */
-import { LANGUAGE_COPY } from '../../components/error-screen/copy/languages';
+import { LANGUAGE_COPY } from '../../lib/screens/languages';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';

@@ -85,7 +85,7 @@ const cases: [string, () => Buffer, number][] = [
       400,
     ],
   ),
-  // What Sentry's ingest would reject (lib/reporting/tunnel/ingest-rules.ts): nothing queued.
+  // What Sentry's ingest would reject (lib/reporting/ingest/ingest-rules.ts): nothing queued.
   ...(
     [
       ['an envelope whose event_id is no UUID', { event_id: 'not-an-id' }, 'event', { message: 'x' }],

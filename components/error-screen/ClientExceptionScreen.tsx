@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { loadBrowserCopy, loadedBrowserCopy } from '../../lib/language/browser-copy';
-import { clientException } from './copy/en/client-exception';
+import { clientException } from '../../lib/screens/en/client-exception';
 import { ErrorScreen } from './ErrorScreen';
 
 export interface ClientExceptionScreenProps {

@@ -2,11 +2,11 @@ import Head from 'next/head';
 import { site } from '../../lib/config/site';
 import { useHydrated } from '../../lib/client/use-hydrated';
 import { Reference } from '../reference/Reference';
-import { common as english } from './copy/en/common';
-import type { CommonCopy, ScreenCopy } from './copy/types';
+import { common as english } from '../../lib/screens/en/common';
+import type { CommonCopy, ScreenCopy } from '../../lib/screens/types';
 
 export interface ErrorScreenProps {
-  /** Which state, with its words (components/error-screen/copy/). */
+  /** Which state, with its words (lib/screens/). */
   copy: ScreenCopy;
   /** The words every screen of its language shares, and its `lang` and `dir`; English's by default. */
   words?: CommonCopy | undefined;

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { CommonCopy } from '../error-screen/copy/types';
+import type { CommonCopy } from '../../lib/screens/types';
 import { useHydrated } from '../../lib/client/use-hydrated';
 import { shortReference } from '../../lib/reporting/reference';
 

@@ -6,7 +6,7 @@
 
 import { withoutUrlSecrets } from './without-url-secrets';
 import type { Check } from './check';
-import { LANGUAGE_COPY } from '../../components/error-screen/copy/languages';
+import { LANGUAGE_COPY } from '../screens/languages';
 import { peerList } from './peer-list';
 
 export type Env = Record<string, string | undefined>;
@@ -86,7 +86,7 @@ const oneLanguage: Check<string> = {
   parse: (raw) =>
     KNOWN_LANGUAGES.includes(raw)
       ? { value: raw }
-      : { problem: `must be one of ${KNOWN_LANGUAGES.join(', ')} (components/error-screen/copy/)` },
+      : { problem: `must be one of ${KNOWN_LANGUAGES.join(', ')} (lib/screens/)` },
 };
 
 /** Languages the screens have words in, comma-separated, each once. */
@@ -97,7 +97,7 @@ const languageList: Check<string[]> = {
     const unknown = languages.filter((language) => !KNOWN_LANGUAGES.includes(language));
     if (unknown.length > 0)
       return {
-        problem: `names ${unknown.map((language) => JSON.stringify(language)).join(', ')}, which has no words in components/error-screen/copy/ (there are ${KNOWN_LANGUAGES.join(', ')})`,
+        problem: `names ${unknown.map((language) => JSON.stringify(language)).join(', ')}, which has no words in lib/screens/ (there are ${KNOWN_LANGUAGES.join(', ')})`,
       };
     if (new Set(languages).size !== languages.length) return { problem: 'names a language twice' };
     return { value: languages };
@@ -423,7 +423,7 @@ export const VARIABLES = {
     readAt: 'build',
     group: 'screens',
     meaning:
-      'The languages the screens are offered in, comma-separated: each needs a folder of words in components/error-screen/copy/ (docs/error-screens.md). The server picks one from Accept-Language, the browser from navigator.languages.',
+      'The languages the screens are offered in, comma-separated: each needs a folder of words in lib/screens/ (docs/error-screens.md). The server picks one from Accept-Language, the browser from navigator.languages.',
     check: languageList,
     fallback: (): string[] => ['en', 'fr', 'de', 'es', 'ar'],
     defaultText: 'en,fr,de,es,ar',

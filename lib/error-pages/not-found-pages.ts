@@ -3,8 +3,8 @@
 // whatever _document and the build put in its head (the stylesheet, meta tags) is in every one,
 // with the language's `lang`, `dir`, title and words. The server answers unknown paths with them
 // (lib/server/not-found.ts). Like Next's, they carry no JavaScript.
-import type { CommonCopy, ScreenCopy } from '../../components/error-screen/copy/types';
-import { escapeHtml, screenMarkup, screenTitle } from './static-screen';
+import type { CommonCopy, ScreenCopy } from '../screens/types';
+import { escapeHtml, type ScreenMarkup, screenTitle } from './static-screen';
 
 /**
  * The document's start and its <html> start tag, with whatever attributes the build gives it, in
@@ -43,10 +43,15 @@ export function htmlStartTag(attributes: string, lang: string, dir: string): str
 }
 
 /**
- * Next's 404.html with `copy` and `words` in place of its own. Throws (and so fails the build) when
+ * Next's 404.html with `copy` and `words` in place of its own, drawn by `markup`. Throws (and so fails the build) when
  * the document is not shaped as expected: a Next upgrade that changes it must be looked at.
  */
-export function notFoundDocument(template: string, copy: ScreenCopy, words: CommonCopy): string {
+export function notFoundDocument(
+  template: string,
+  copy: ScreenCopy,
+  words: CommonCopy,
+  markup: ScreenMarkup,
+): string {
   const rootStart = template.indexOf(ROOT_START);
   const start = HTML_START.exec(template);
   if (!start || !TITLE.test(template) || rootStart === -1 || !template.endsWith(ROOT_END))
@@ -61,5 +66,5 @@ export function notFoundDocument(template: string, copy: ScreenCopy, words: Comm
       (_match, open: string, close: string) => `${open}${escapeHtml(screenTitle(copy))}${close}`,
     );
   const html = htmlStartTag(start[1]!, words.lang, words.dir);
-  return `<!DOCTYPE html>${html}${head}${ROOT_START}${screenMarkup(copy, words)}${ROOT_END}`;
+  return `<!DOCTYPE html>${html}${head}${ROOT_START}${markup(copy, words)}${ROOT_END}`;
 }

@@ -7,7 +7,7 @@ import { currentPhase } from '../lifecycle/state';
 import { log } from '../log/logger';
 import { processSlot } from '../process/slots';
 import { dependencyChecks } from './dependencies';
-import { pageCacheChecks } from '../page-cache/store-check';
+import { pageCacheChecks } from './page-cache-store';
 import { processChecks, processSampleVersion } from './process-checks';
 import { type CheckRunner, runChecks, sharedCheckRunner, worstStatus } from './run-checks';
 import type { CheckObservation, HealthCheck, HealthReport, HealthStatus, SampledCheck } from './types';
@@ -40,7 +40,7 @@ export interface ReportSources {
 
 export const defaultSources: ReportSources = {
   phase: currentPhase,
-  // The page cache store's check joins when PAGE_CACHE_URL names one (lib/page-cache/store-check.ts).
+  // The page cache store's check joins when PAGE_CACHE_URL names one (lib/health/page-cache-store.ts).
   sampled: () => [...processChecks, ...pageCacheChecks()],
   sampleVersion: processSampleVersion,
   checks: () => dependencyChecks,

@@ -1,12 +1,12 @@
 // The client-exception screen's words in the visitor's language, in the browser. Every page's
-// first-load JavaScript carries English's (components/error-screen/copy/en/) and this loader, which
+// first-load JavaScript carries English's (lib/screens/en/) and this loader, which
 // once the page has loaded asks the server (./words-stage.ts) for the words of the first of
 // `navigator.languages` it offers, so they are here before an error needs them. The server chooses,
 // with the negotiator it uses for every screen, and the browser's cache keeps the answer: a lazy
 // chunk per language, or a matcher and the list of languages in the bundle, cost every page's
 // first-load JavaScript more than this (docs/error-screens.md has the figures).
 import { afterLoad } from '../client/after-load';
-import type { CommonCopy, ScreenCopy } from '../../components/error-screen/copy/types';
+import type { CommonCopy, ScreenCopy } from '../screens/types';
 import { WORDS_PATH } from './paths';
 import { languagesQuery } from './visitor-languages';
 

@@ -1,4 +1,4 @@
-import { boundedHeader } from './negotiate';
+import { boundedHeader } from '../http/accept-bound';
 
 /**
  * A browser's `navigator.languages` (comma-separated, as ./visitor-languages.ts sends it) as an

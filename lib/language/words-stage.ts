@@ -3,7 +3,7 @@
 // once at start from the languages' table. Anyone may ask; the answers are a fixed set of a few
 // hundred bytes each, the list is read as far as an Accept-Language header is (./negotiate.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { copyIn } from '../../components/error-screen/copy/languages';
+import { copyIn } from '../screens/languages';
 import { sendPlain } from '../http/plain-response';
 import type { BrowserCopy } from './browser-copy';
 import { languagesParameter } from './list-as-header';

@@ -2,7 +2,7 @@
 // ./registry.ts fills. Next bundles the server reporter with its own copy of every module, and a
 // registry made there would be another, empty one; the slot is one per process. With no registry
 // (MANAGEMENT_PORT=0, tests) recording does nothing.
-import type { OutageKind } from '../../components/error-screen/copy/types';
+import type { OutageKind } from '../screens/types';
 import type { Registry } from 'prom-client';
 import { processSlot } from '../process/slots';
 

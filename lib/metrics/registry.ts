@@ -3,11 +3,8 @@
 // (lib/server/start.ts); served by that listener's /metrics, never on the public port. Code that
 // Next bundles (the server reporter) records through ./record.ts, which needs no prom-client.
 // docs/metrics.md lists every metric and its labels.
-import type { OutageKind } from '../../components/error-screen/copy/types';
+import type { OutageKind } from '../screens/types';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { worstStatus } from '../health/run-checks';
-import type { QueueStats } from '../reporting/queue/queue';
-import type { HealthReport, HealthStatus } from '../health/types';
 import type { Phase } from '../lifecycle/state';
 import {
   BEACON_COUNTERS,
@@ -30,7 +27,32 @@ import {
 export const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
 
 const PHASES: readonly Phase[] = ['starting', 'ready', 'draining', 'closed'];
-const STATUSES: readonly HealthStatus[] = ['pass', 'warn', 'fail'];
+/** A health report's statuses, best to worst (lib/health/types.ts `HealthStatus`). */
+const STATUSES = ['pass', 'warn', 'fail'] as const;
+type HealthStatus = (typeof STATUSES)[number];
+
+/**
+ * What the registry reads of a readiness report (lib/health/types.ts `HealthReport`, which has this
+ * shape): said here, so metrics, which every room records into, imports none of them.
+ */
+export interface HealthReading {
+  status: HealthStatus;
+  checks: Record<string, readonly { status: HealthStatus }[]>;
+}
+
+/** What the registry reads of the report queue (lib/reporting/queue/queue.ts `QueueStats`). */
+export interface QueueReading {
+  envelopes: Record<string, number>;
+  bytes: Record<string, number>;
+  /** The oldest waiting envelope's age, 0 when none waits. */
+  oldestAgeSeconds: number;
+  /** Bytes of envelopes held in memory: none with a folder. */
+  memoryBytes: number;
+}
+
+/** The worst of some statuses ('pass' for none). */
+const worstOf = (statuses: readonly { status: HealthStatus }[]): HealthStatus =>
+  STATUSES[Math.max(0, ...statuses.map(({ status }) => STATUSES.indexOf(status)))]!;
 
 /** Sets a state set: 1 under `key` for the current state, 0 for the others, beside `labels`. */
 function setStates(
@@ -52,7 +74,7 @@ export interface MetricsSources {
   /** Peers known by identity and the builds they serve other than this one (lib/fleet/), if any. */
   fleet?: () => { peers: number; builds: number };
   /** What waits for the ingest (lib/reporting/queue/), with a DSN. */
-  reportQueue?: () => QueueStats;
+  reportQueue?: () => QueueReading;
   /** Whether the page cache's store answers (lib/page-cache/store.ts), with PAGE_CACHE_URL. */
   pageCacheStore?: () => boolean;
 }
@@ -62,7 +84,7 @@ export interface Metrics {
   /** Labels: http_request_method, http_route, http_response_status_code. */
   requestDuration: Histogram<'http_request_method' | 'http_route' | 'http_response_status_code'>;
   /** The last readiness report the listener decided: its status and each check's. */
-  observeHealth: (report: Pick<HealthReport, 'status' | 'checks'>) => void;
+  observeHealth: (report: HealthReading) => void;
   /** The registry as Prometheus text, and its content type. */
   render: () => Promise<{ contentType: string; text: string }>;
 }
@@ -235,7 +257,7 @@ export function createMetrics(sources: MetricsSources): Metrics {
   };
   const { reportQueue } = sources;
   if (reportQueue) {
-    const bySource = (name: string, help: string, read: (stats: QueueStats) => Record<string, number>) =>
+    const bySource = (name: string, help: string, read: (stats: QueueReading) => Record<string, number>) =>
       new Gauge({
         name,
         help,
@@ -362,7 +384,7 @@ export function createMetrics(sources: MetricsSources): Metrics {
     observeHealth: ({ status, checks }) => {
       setStates(healthStatus, 'status', STATUSES, status);
       for (const [check, observations] of Object.entries(checks))
-        setStates(checkStatus, 'status', STATUSES, worstStatus(observations.map((o) => o.status)), { check });
+        setStates(checkStatus, 'status', STATUSES, worstOf(observations), { check });
     },
     render: async () => ({ contentType: registry.contentType, text: await registry.metrics() }),
   };

@@ -20,7 +20,7 @@ import { createLocalLayer } from './local-layer';
 import { buildNamespace } from './namespace';
 import { createPageCache, type CacheContext, type PageCache } from './page-cache';
 import { buildPages, cacheFolderOf, cacheFolderPages } from './page-files';
-import { pageCacheStoreSlot } from './store-check';
+import { pageCacheStoreSlot } from '../health/page-cache-store';
 import { connectStore, storeAddress } from './store';
 
 /** The process's page cache, made by the first handler Next makes. */

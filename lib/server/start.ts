@@ -15,7 +15,7 @@ import { readVariable } from '../config/variables';
 import { installGracefulShutdown } from '../lifecycle/graceful-shutdown';
 import { PROBE_PATHS } from '../health/probes';
 import { beforeExit, currentPhase, enterPhase } from '../lifecycle/state';
-import { pageCacheStoreSlot } from '../page-cache/store-check';
+import { pageCacheStoreSlot } from '../health/page-cache-store';
 import { captureConsole } from '../log/console';
 import { startManagement, type Management } from '../management/listener';
 import { guardStream } from '../log/destination';
@@ -45,7 +45,7 @@ import { MAX_PUBLIC_ROUTES, readPublicFiles } from './public-files';
 import { reportingFileRedirect } from './reporting-file';
 import { readProductHeaders } from '../http/product-headers';
 import { readWorkerScripts, serviceWorkerStage, type WorkerScripts } from '../service-worker/serve';
-import { copyIn } from '../../components/error-screen/copy/languages';
+import { copyIn } from '../screens/languages';
 import { defaultLanguage, offeredLanguages } from '../language/offered';
 import { wordsStage } from '../language/words-stage';
 
@@ -155,6 +155,8 @@ async function developmentWorker(): Promise<WorkerScripts> {
     compiled: readCompiled(),
     css: '',
     language: copyIn(defaultLanguage()),
+    // Off: the worker carries no screen, so none is drawn.
+    markup: () => '',
   });
   return new Map([[defaultLanguage(), Buffer.from(text)]]);
 }
@@ -200,16 +202,16 @@ async function joinFleet(settings: Settings, distDir: string): Promise<Fleet | n
 }
 
 /**
- * The report queue, its envelopes sent from a thread of their own (lib/reporting/node/ingest-thread.ts,
+ * The report queue, its envelopes sent from a thread of their own (lib/reporting/ingest/ingest-thread.ts,
  * started with the first of them). What is on its way when the process stops is written first.
  */
 async function openQueue(settings: Settings, dsn: string): Promise<ReportQueue> {
   const [{ workerSenders }, { openReportQueue }, { TRANSPORT_LIMITS }] = await Promise.all([
-    import('../reporting/node/ingest-thread'),
+    import('../reporting/ingest/ingest-thread'),
     import('../reporting/queue/open'),
     import('../reporting/node/transport'),
   ]);
-  const senders = workerSenders(path.join(__dirname, '../reporting/node/ingest-worker.js'));
+  const senders = workerSenders(path.join(__dirname, '../reporting/ingest/ingest-worker.js'));
   const queue = await openReportQueue({
     dsn,
     folder: settings.reportQueueDir ? path.resolve(ROOT, settings.reportQueueDir) : null,
@@ -281,7 +283,7 @@ export async function main({
   const managing = manage(settings, metrics);
   // (Its failure is met where it is awaited; this keeps it from counting as unhandled meanwhile.)
   managing.catch(() => undefined);
-  // The server's envelopes leave from a thread of their own (lib/reporting/node/ingest-thread.ts),
+  // The server's envelopes leave from a thread of their own (lib/reporting/ingest/ingest-thread.ts),
   // started with the first of them.
   // Every envelope, the server's own and the tunnel's, goes through one queue that waits out an
   // ingest outage (lib/reporting/queue/).

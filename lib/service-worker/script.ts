@@ -5,9 +5,9 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { LanguageCopy, OutageKind } from '../../components/error-screen/copy/types';
+import type { LanguageCopy, OutageKind } from '../screens/types';
 import { BALANCER_STATUSES, RETRY_SECONDS } from '../error-pages/balancer-pages';
-import { inlineText, staticScreenDocument } from '../error-pages/static-screen';
+import { inlineText, type ScreenMarkup, staticScreenDocument } from '../error-pages/static-screen';
 import type { ComeBackSettings } from './come-back';
 import { ANSWER_HEADER, SCREEN_SEEN_PATH } from './paths';
 import type { WorkerSettings } from './worker';
@@ -65,15 +65,17 @@ export interface WorkerBuild {
    * script carries one language, and its size does not grow with the languages offered.
    */
   language: LanguageCopy;
+  /** What draws the screens (components/error-screen/markup.tsx); unused with the worker off. */
+  markup: ScreenMarkup;
 }
 
 /** The worker's settings: both screens, and the headers they are answered with. */
-export function workerSettings({ on, build, compiled, css, language }: WorkerBuild): WorkerSettings {
+export function workerSettings({ on, build, compiled, css, language, markup }: WorkerBuild): WorkerSettings {
   const { common: words, screens: copy } = language;
   const script = standalone(compiled.comeBack, 'comeBack', ['window', JSON.stringify(COME_BACK)]);
   const screens: Record<OutageKind, string> = {
-    offline: on ? staticScreenDocument({ copy: copy.offline, words, css, script }) : '',
-    unavailable: on ? staticScreenDocument({ copy: copy.unavailable, words, css, script }) : '',
+    offline: on ? staticScreenDocument({ copy: copy.offline, words, css, script, markup }) : '',
+    unavailable: on ? staticScreenDocument({ copy: copy.unavailable, words, css, script, markup }) : '',
   };
   const policy = [
     "default-src 'none'",

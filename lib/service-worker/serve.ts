@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
-import type { OutageKind } from '../../components/error-screen/copy/types';
+import type { OutageKind } from '../screens/types';
 import { answerBeacon } from '../http/beacon';
 import { languagesParameter } from '../language/list-as-header';
 import { negotiateLanguage } from '../language/negotiate';

@@ -21,7 +21,7 @@
 //   worker never replaces a newer one, so during a rolling update a visitor does not flip between
 //   the two builds' workers with every update check.
 // - Built with SERVICE_WORKER=off, it answers nothing, deletes the caches and unregisters itself.
-import type { OutageKind } from '../../components/error-screen/copy/types';
+import type { OutageKind } from '../screens/types';
 
 /** The wait before a failed navigation is tried again: this, ±50 %. */
 export const RETRY_WAIT_MS = 1000;

@@ -3,7 +3,7 @@
 // and with JavaScript, so its "go back" button is there. (pages/_error is Next's error page: in the
 // browser it only ever shows a client exception.)
 import { ErrorScreen } from '../../components/error-screen/ErrorScreen';
-import { badRequest } from '../../components/error-screen/copy/en/bad-request';
+import { badRequest } from '../../lib/screens/en/bad-request';
 
 /** @type {import('next').GetServerSideProps} */
 export const getServerSideProps = async ({ res }) => {

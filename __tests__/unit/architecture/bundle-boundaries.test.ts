@@ -6,8 +6,9 @@ import path from 'node:path';
 import { reachedFrom, type Reached } from '../../support/import-graph';
 import { ROOT } from '../../support/paths';
 
-/** Folders that hold the server's own code: its reporting transport, the queue, the tunnel, the server. */
+/** Folders that hold the server's own code: the ingest's, its reporting transport, the queue, the tunnel, the server. */
 const SERVER_ONLY = [
+  'lib/reporting/ingest/',
   'lib/reporting/node/',
   'lib/reporting/queue/',
   'lib/reporting/tunnel/',

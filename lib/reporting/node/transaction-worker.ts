@@ -8,10 +8,10 @@
 // beside the server, which names it (lib/server/start.ts).
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { Scope, type TransportMakeRequestResponse } from '@sentry/core';
-import type { MessageEnd } from './ingest-worker';
+import type { MessageEnd } from '../ingest/ingest-messages';
 import type { Counts } from './counts';
 import { createServerClient } from './server-client';
-import { inBatches } from './in-batches';
+import { inBatches } from '../ingest/in-batches';
 import type { FromThread, ToThread, TransactionWorkerData } from './transaction-thread';
 import { makeServerTransport, type Delivery } from './transport';
 

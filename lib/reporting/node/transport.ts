@@ -1,8 +1,8 @@
 // How the server's own envelopes (error reports, transactions) reach the ingest: the SDK's
 // createTransport (its rate limits: 429, Retry-After and X-Sentry-Rate-Limits honoured per
 // category; its buffer, which bounds the envelopes in flight by count), bounded by bytes too, over
-// the keep-alive node:http connections the tunnel uses (../tunnel/forward.ts). The server's report
-// queue (../queue/) sends them from a worker thread of their own (./ingest-thread.ts) and keeps
+// the keep-alive node:http connections the tunnel uses (../ingest/forward.ts). The server's report
+// queue (../queue/) sends them from a worker thread of their own (../ingest/ingest-thread.ts) and keeps
 // them while the ingest is away.
 //
 // Not `fetch`: undici's web streams cost a traced request about a tenth of its CPU, and even
@@ -19,8 +19,8 @@ import {
   type TransportMakeRequestResponse,
 } from '@sentry/core';
 import { reportQueueSlot } from '../queue/queue';
-import { transportResponseOf } from './ingest-thread';
-import { sendFromThisThread } from './ingest-worker';
+import { transportResponseOf } from '../ingest/ingest-thread';
+import { sendFromThisThread } from '../ingest/ingest-worker';
 
 export const TRANSPORT_LIMITS = {
   /** The whole exchange with the ingest, connection to answer. */

@@ -8,7 +8,7 @@
 // pods share (REPORT_HANDOFF_SECRET, from a Kubernetes Secret). Everything else is refused before its
 // body is read: 401 without the secret, 403 with another. A body is read within the bounds of every
 // other upload (lib/http/upload.ts), and taken only if it is an envelope the tunnel's checks pass
-// (../tunnel/envelope.ts): a leaked secret, or a peer's bug, buys no room in the queue for junk.
+// (../ingest/envelope.ts): a leaked secret, or a peer's bug, buys no room in the queue for junk.
 // Written by hand: neither Sentry's SDK nor Relay hands a queue to a peer (Relay spools to its own
 // disk and loses what a deleted pod held).
 import { createHash, timingSafeEqual } from 'node:crypto';
@@ -19,7 +19,7 @@ import { createUploadBudget, readUpload, type UploadBudget, type UploadLimits } 
 import type { Settings } from '../../config/settings';
 import { log } from '../../log/logger';
 import { recordQueue } from '../../metrics/record';
-import { checkEnvelope, checkServerEnvelope, REFUSAL_ANSWERS, type Refusal } from '../tunnel/envelope';
+import { checkEnvelope, checkServerEnvelope, REFUSAL_ANSWERS, type Refusal } from '../ingest/envelope';
 import type { HandedEnvelope, ReportQueue } from './queue';
 
 /** The headers that carry an envelope's facts from one instance to the other. */
@@ -98,7 +98,7 @@ export function handOffWarning(
 
 /**
  * What a refused body is told, in the giver's terms; the status is the tunnel's for the same refusal
- * (../tunnel/envelope.ts): 400 for a malformed envelope, unwanted by any peer (the giver keeps it
+ * (../ingest/envelope.ts): 400 for a malformed envelope, unwanted by any peer (the giver keeps it
  * and offers the next), 403 for another DSN (this peer is the odd one: the giver moves on).
  */
 const HANDOFF_DETAILS: Readonly<Record<Refusal, string>> = {
@@ -204,7 +204,7 @@ export function handOffStage({
     try {
       // SECURITY: the secret says who sends, not what: a body is checked before it takes room in the
       // queue, a browser's as the tunnel checked it (and what is kept is what was checked), the
-      // server's own as far as its shape and DSN go (../tunnel/envelope.ts says why no further).
+      // server's own as far as its shape and DSN go (../ingest/envelope.ts says why no further).
       const checked =
         source === 'browser' ? checkEnvelope(upload.body, dsn) : checkServerEnvelope(upload.body, dsn);
       if (!checked.ok) {

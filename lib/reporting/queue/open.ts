@@ -7,10 +7,9 @@ import { dsnFromString, getEnvelopeEndpointWithUrlEncodedAuth } from '@sentry/co
 import { ConfigurationError } from '../../config/configuration-error';
 import { log } from '../../log/logger';
 import { recordQueue } from '../../metrics/record';
-import { type IngestLimits, type IngestSenders } from '../node/ingest-thread';
-import { securityEndpointOf } from '../tunnel/forward';
-import { SECURITY_REPORT_MARK } from '../tunnel/security-reports';
-import { sendFromThisThread } from '../node/ingest-worker';
+import type { IngestLimits, IngestSenders } from '../ingest/ingest-messages';
+import { SECURITY_REPORT_MARK, securityEndpointOf } from '../ingest/forward';
+import { sendFromThisThread } from '../ingest/ingest-worker';
 import {
   createReportQueue,
   type IngestSend,

@@ -21,8 +21,9 @@ import {
 } from '@sentry/core';
 import { log } from '../../log/logger';
 import { processSlot } from '../../process/slots';
-import { type IngestAnswer, transportResponseOf } from '../node/ingest-thread';
-import { failureReason } from '../tunnel/forward';
+import { transportResponseOf } from '../ingest/ingest-thread';
+import type { IngestAnswer } from '../ingest/ingest-messages';
+import { failureReason } from '../ingest/forward';
 import type { EntryFacts, EnvelopeStore, Source, StoredEntry } from './store';
 
 export interface QueueLimits {

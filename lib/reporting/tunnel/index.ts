@@ -12,21 +12,26 @@ import { createUploadBudget, readUpload, type UploadLimits } from '../../http/up
 import { errorFields, log } from '../../log/logger';
 import { recordTunnel, statusClass } from '../../metrics/record';
 import type { ReportQueue } from '../queue/queue';
-import { createForwarder, createIngestForwarder, failureReason, securityEndpointOf } from './forward';
-import { SECURITY_REPORT_HEADERS } from '../node/ingest-worker';
+import {
+  createForwarder,
+  createIngestForwarder,
+  failureReason,
+  MAX_PASSED_BACK_BODY,
+  SECURITY_REPORT_MARK,
+  securityEndpointOf,
+} from '../ingest/forward';
+import { SECURITY_REPORT_HEADERS } from '../ingest/ingest-worker';
 import {
   createReportRate,
   isSecurityReport,
   judgeSecurityReports,
   MAX_BYTES as MAX_SECURITY_REPORT_BYTES,
   SECURITY_RATE,
-  SECURITY_REPORT_MARK,
 } from './security-reports';
 import {
   admit,
   forwardFailed,
   judge,
-  MAX_PASSED_BACK_BODY,
   queueFull,
   refusedUpload,
   browserHeaders,

@@ -3,7 +3,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { crossSiteReason } from '../../http/cross-site';
 import type { UploadResult } from '../../http/upload';
-import { checkEnvelope, REFUSAL_ANSWERS } from './envelope';
+import { checkEnvelope, REFUSAL_ANSWERS } from '../ingest/envelope';
 
 /** What the tunnel's policy sees of a request. */
 export interface TunnelRequest {
@@ -33,14 +33,10 @@ export type Forward = { kind: 'forward'; envelope: Uint8Array | string; headers:
 export type HangUp = { kind: 'hang-up' };
 export type Verdict = Answer | Forward | HangUp;
 
-/** Sentry's answers that the SDK reads: status, rate limits and back-off. */
-export const PASSED_BACK_HEADERS = ['content-type', 'retry-after', 'x-sentry-rate-limits'];
 /** What we tell the ingest about the browser: its user agent, nothing else. */
 const FORWARDED_HEADERS = ['user-agent'];
 /** A user agent is a few hundred characters; one longer is cut (it waits beside its envelope). */
 const MAX_FORWARDED_HEADER = 512;
-/** What an answer of the ingest may say to the browser: a short body, never a long one passed on. */
-export const MAX_PASSED_BACK_BODY = 512;
 
 const answer = (
   reason: string,

@@ -14,18 +14,10 @@
 // (as for envelopes, ./envelope.ts), each URL and text scrubbed as every other report is, each
 // field cut to a bounded length; a stranger's body costs one JSON parse of at most MAX_BYTES.
 import { scrubText, scrubUrl } from '../scrub';
+import { CSP_REPORT_TYPE } from '../ingest/forward';
 
-/** report-uri's content type (CSP Level 2), and the Reporting API's (report-to). */
-export const CSP_REPORT_TYPE = 'application/csp-report';
+/** The Reporting API's content type (report-to); report-uri's is CSP_REPORT_TYPE (../ingest/forward.ts). */
 export const REPORTS_TYPE = 'application/reports+json';
-
-/**
- * What marks a report in the report queue as a CSP report, for Sentry's security endpoint rather
- * than the envelope endpoint (lib/reporting/queue/open.ts, sendByKind): kept with the entry, on
- * disk and through a hand-over, like the user agent beside it; never sent as it is (the security
- * endpoint's sender sets the content type itself).
- */
-export const SECURITY_REPORT_MARK = { 'content-type': CSP_REPORT_TYPE } as const;
 
 /** A report is about a kilobyte, a Reporting API batch a few; a body larger than this is no report. */
 export const MAX_BYTES = 64 * 1024;

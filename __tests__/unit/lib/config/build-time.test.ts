@@ -52,7 +52,7 @@ describe('buildTimeEnv: what every bundle gets', () => {
     );
     expect(built).toMatchObject({ APP_SCREEN_LANGUAGES: 'de,fr', APP_SCREEN_DEFAULT_LANGUAGE: 'fr' });
     expect(() => buildTimeEnv({ SCREEN_LANGUAGES: 'en,xx' }, { dev: false, root })).toThrow(
-      'SCREEN_LANGUAGES names "xx", which has no words in components/error-screen/copy/',
+      'SCREEN_LANGUAGES names "xx", which has no words in lib/screens/',
     );
     expect(() => buildTimeEnv({ SCREEN_LANGUAGES: 'fr,de' }, { dev: false, root })).toThrow(
       'SCREEN_DEFAULT_LANGUAGE (en) must be one of SCREEN_LANGUAGES (fr,de)',

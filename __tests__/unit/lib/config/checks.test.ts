@@ -37,11 +37,10 @@ describe('the screen languages', () => {
 
   it('refuses a language without words, naming those there are', () => {
     expect(one.parse('xx')).toEqual({
-      problem: 'must be one of en, fr, de, es, ar (components/error-screen/copy/)',
+      problem: 'must be one of en, fr, de, es, ar (lib/screens/)',
     });
     expect(list.parse('en, xx,yy')).toEqual({
-      problem:
-        'names "xx", "yy", which has no words in components/error-screen/copy/ (there are en, fr, de, es, ar)',
+      problem: 'names "xx", "yy", which has no words in lib/screens/ (there are en, fr, de, es, ar)',
     });
   });
 

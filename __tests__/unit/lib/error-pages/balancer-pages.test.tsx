@@ -1,7 +1,7 @@
-import { common as arabic } from '../../../../components/error-screen/copy/ar/common';
-import { unavailable as arabicUnavailable } from '../../../../components/error-screen/copy/ar/unavailable';
-import { common } from '../../../../components/error-screen/copy/en/common';
-import { unavailable } from '../../../../components/error-screen/copy/en/unavailable';
+import { common as arabic } from '../../../../lib/screens/ar/common';
+import { unavailable as arabicUnavailable } from '../../../../lib/screens/ar/unavailable';
+import { common } from '../../../../lib/screens/en/common';
+import { unavailable } from '../../../../lib/screens/en/unavailable';
 import {
   BALANCER_STATUSES,
   ERRORFILE_MAX_BYTES,
@@ -9,17 +9,19 @@ import {
   haproxyLanguageRules,
   RETRY_SECONDS,
 } from '../../../../lib/error-pages/balancer-pages';
-import {
-  escapeHtml,
-  inlineText,
-  screenMarkup,
-  staticScreenDocument,
-} from '../../../../lib/error-pages/static-screen';
+import { escapeHtml, inlineText, staticScreenDocument } from '../../../../lib/error-pages/static-screen';
+import { screenMarkup as markup } from '../../../../components/error-screen/markup';
 
 const CSS = '.es-main{max-width:40rem}';
 
 describe('staticScreenDocument', () => {
-  const html = staticScreenDocument({ copy: unavailable, words: common, css: CSS, refreshSeconds: 5 });
+  const html = staticScreenDocument({
+    markup,
+    copy: unavailable,
+    words: common,
+    css: CSS,
+    refreshSeconds: 5,
+  });
 
   it('is the shell’s screen, marked for machines, with its words', () => {
     expect(html).toMatch(/^<!DOCTYPE html><html lang="en" dir="ltr">/);
@@ -36,7 +38,13 @@ describe('staticScreenDocument', () => {
   });
 
   it('is in the language it is given, written the way that language is', () => {
-    const rtl = staticScreenDocument({ copy: arabicUnavailable, words: arabic, css: CSS, refreshSeconds: 5 });
+    const rtl = staticScreenDocument({
+      markup,
+      copy: arabicUnavailable,
+      words: arabic,
+      css: CSS,
+      refreshSeconds: 5,
+    });
     expect(rtl).toMatch(/^<!DOCTYPE html><html lang="ar" dir="rtl">/);
     expect(rtl).toContain(`<h1 class="es-heading">${arabicUnavailable.heading}</h1>`);
     expect(rtl).toContain(`<title>${arabicUnavailable.heading} – This service</title>`);
@@ -44,6 +52,7 @@ describe('staticScreenDocument', () => {
 
   it('keeps a stylesheet from ending its <style> element', () => {
     const hostile = staticScreenDocument({
+      markup,
       copy: unavailable,
       words: common,
       css: 'a{}</style><script>alert(1)</script>',
@@ -125,8 +134,8 @@ describe('the static screen’s parts', () => {
   });
 
   it('is the whole document, head written here, with no refresh or script unless asked for', () => {
-    const body = screenMarkup(unavailable, common);
-    expect(staticScreenDocument({ copy: unavailable, words: common, css: CSS })).toBe(
+    const body = markup(unavailable, common);
+    expect(staticScreenDocument({ markup, copy: unavailable, words: common, css: CSS })).toBe(
       '<!DOCTYPE html><html lang="en" dir="ltr"><head>' +
         '<meta charset="utf-8"><meta name="viewport" content="width=device-width">' +
         '<meta name="robots" content="noindex">' +
@@ -136,7 +145,14 @@ describe('the static screen’s parts', () => {
         '</body></html>',
     );
     expect(
-      staticScreenDocument({ copy: unavailable, words: common, css: CSS, refreshSeconds: 7, script: 'go()' }),
+      staticScreenDocument({
+        markup,
+        copy: unavailable,
+        words: common,
+        css: CSS,
+        refreshSeconds: 7,
+        script: 'go()',
+      }),
     ).toMatch(
       /<meta name="robots" content="noindex"><meta http-equiv="refresh" content="7"><title>[^]*<\/div><script>go\(\)<\/script><\/body><\/html>$/,
     );

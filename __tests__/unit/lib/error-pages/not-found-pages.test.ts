@@ -1,4 +1,5 @@
-import { LANGUAGE_COPY } from '../../../../components/error-screen/copy/languages';
+import { LANGUAGE_COPY } from '../../../../lib/screens/languages';
+import { screenMarkup as markup } from '../../../../components/error-screen/markup';
 import { htmlStartTag, notFoundDocument } from '../../../../lib/error-pages/not-found-pages';
 import { NOT_FOUND_BODY, NOT_FOUND_HEADS } from './__fixtures__/next-404-heads';
 
@@ -19,7 +20,7 @@ describe('notFoundDocument: Next’s 404 in another language', () => {
     '%s: its lang, dir, title and words, and the head Next made',
     (language) => {
       const { common, screens } = LANGUAGE_COPY[language]!;
-      const html = notFoundDocument(TEMPLATE, screens['not-found'], common);
+      const html = notFoundDocument(TEMPLATE, screens['not-found'], common, markup);
       expect(html).toMatch(new RegExp(`^<!DOCTYPE html><html lang="${language}" dir="${common.dir}"><head>`));
       expect(html).toContain(
         `<title data-next-head="">${screens['not-found'].heading} – This service</title>`,
@@ -38,7 +39,7 @@ describe('notFoundDocument: Next’s 404 in another language', () => {
     (setting) => {
       const head = NOT_FOUND_HEADS[setting]!;
       const { common, screens } = LANGUAGE_COPY.ar!;
-      const html = notFoundDocument(`${head}${NOT_FOUND_BODY}`, screens['not-found'], common);
+      const html = notFoundDocument(`${head}${NOT_FOUND_BODY}`, screens['not-found'], common, markup);
       const start = /^<!DOCTYPE html>(<html[^>]*>)/.exec(head)![1]!;
       const expected = start.replace('lang="en"', 'lang="ar"').replace('dir="ltr"', 'dir="rtl"');
       expect(html.startsWith(`<!DOCTYPE html>${expected}<head>`)).toBe(true);
@@ -53,7 +54,7 @@ describe('notFoundDocument: Next’s 404 in another language', () => {
   it('reads a start tag written with more white space than React writes', () => {
     const { common, screens } = LANGUAGE_COPY.fr!;
     const template = TEMPLATE.replace('<html lang="en" dir="ltr">', '<html\n  lang="en"  dir="ltr" >');
-    expect(notFoundDocument(template, screens['not-found'], common)).toMatch(
+    expect(notFoundDocument(template, screens['not-found'], common, markup)).toMatch(
       /^<!DOCTYPE html><html lang="fr" dir="ltr"><head>/,
     );
   });
@@ -61,7 +62,7 @@ describe('notFoundDocument: Next’s 404 in another language', () => {
   it('keeps the deployment id a build with deploymentId puts on <html>', () => {
     const { common, screens } = LANGUAGE_COPY.fr!;
     const head = NOT_FOUND_HEADS['deployment-id']!;
-    expect(notFoundDocument(`${head}${NOT_FOUND_BODY}`, screens['not-found'], common)).toMatch(
+    expect(notFoundDocument(`${head}${NOT_FOUND_BODY}`, screens['not-found'], common, markup)).toMatch(
       /^<!DOCTYPE html><html lang="fr" dir="ltr" data-dpl-id="deploy-one"><head>/,
     );
   });
@@ -79,7 +80,7 @@ describe('notFoundDocument: Next’s 404 in another language', () => {
       TEMPLATE.replace('<html lang="en" dir="ltr">', '<html lang="en" hidden>'),
       TEMPLATE.replace('<!DOCTYPE html>', '<!doctype html>'),
     ])
-      expect(() => notFoundDocument(template, screens['not-found'], common)).toThrow(SHAPE_ERROR);
+      expect(() => notFoundDocument(template, screens['not-found'], common, markup)).toThrow(SHAPE_ERROR);
   });
 });
 

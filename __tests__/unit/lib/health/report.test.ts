@@ -5,7 +5,7 @@ import {
   lastStatusSlot,
   type ReportSources,
 } from '../../../../lib/health/report';
-import { pageCacheStoreSlot } from '../../../../lib/page-cache/store-check';
+import { pageCacheStoreSlot } from '../../../../lib/health/page-cache-store';
 import { runCheck } from '../../../../lib/health/run-checks';
 import type { HealthCheck, HealthStatus, SampledCheck } from '../../../../lib/health/types';
 import { resetLifecycle } from '../../../../lib/lifecycle/state';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { settingsSlot } from '../../../../lib/config/settings';
 import PageCacheHandler, { openPageCache, pageCacheSlot } from '../../../../lib/page-cache/handler';
-import { pageCacheStoreSlot } from '../../../../lib/page-cache/store-check';
+import { pageCacheStoreSlot } from '../../../../lib/health/page-cache-store';
 import { startStoreServer } from '../../../support/store-server';
 import { until } from '../../../support/until';
 import { createServer, type AddressInfo } from 'node:net';

@@ -13,7 +13,8 @@ import {
 } from '../../../../lib/service-worker/script';
 import type { WorkerSettings } from '../../../../lib/service-worker/worker';
 
-import { copyIn } from '../../../../components/error-screen/copy/languages';
+import { copyIn } from '../../../../lib/screens/languages';
+import { screenMarkup as markup } from '../../../../components/error-screen/markup';
 import { SOURCE_ROOT } from '../../../support/paths';
 
 const FOLDER = path.join(SOURCE_ROOT, 'lib/service-worker');
@@ -32,6 +33,7 @@ const build = (on = true): WorkerBuild => ({
   compiled: { worker: compiled('worker.ts'), comeBack: compiled('come-back.ts') },
   css: CSS,
   language: copyIn('en'),
+  markup,
 });
 
 /** Runs the script as a browser runs a worker's, and returns what it registered and was given. */

@@ -11,7 +11,7 @@ import {
   type Span,
   type TransportMakeRequestResponse,
 } from '@sentry/core';
-import type { MessageEnd } from '../../../../../lib/reporting/node/ingest-worker';
+import type { MessageEnd } from '../../../../../lib/reporting/ingest/ingest-messages';
 import type { Counts } from '../../../../../lib/reporting/node/counts';
 import { createServerClient } from '../../../../../lib/reporting/node/server-client';
 import {

@@ -1,7 +1,7 @@
 // The report queue's rules one at a time, on a clock the test moves (queue.test.ts runs it against
 // a stand-in ingest in real time): its jitter, its counts, the edges of its bounds, a disk that
 // fails, an ingest that answers one at a time after a failure, and what start, persist and stop do.
-import type { IngestAnswer } from '../../../../../lib/reporting/node/ingest-thread';
+import type { IngestAnswer } from '../../../../../lib/reporting/ingest/ingest-messages';
 import {
   createReportQueue,
   factsOf,

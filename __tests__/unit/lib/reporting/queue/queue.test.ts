@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { IngestAnswer } from '../../../../../lib/reporting/node/ingest-thread';
+import type { IngestAnswer } from '../../../../../lib/reporting/ingest/ingest-messages';
 import {
   createReportQueue,
   type QueueLimits,

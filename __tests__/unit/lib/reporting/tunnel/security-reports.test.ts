@@ -3,21 +3,23 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { recorderSlot } from '../../../../../lib/metrics/record';
-import { bodyHeadersFor } from '../../../../../lib/reporting/node/ingest-worker';
+import { bodyHeadersFor } from '../../../../../lib/reporting/ingest/ingest-worker';
 import { sendByKind } from '../../../../../lib/reporting/queue/open';
 import type { ReportQueue } from '../../../../../lib/reporting/queue/queue';
 import { createTunnel } from '../../../../../lib/reporting/tunnel';
-import { securityEndpointOf } from '../../../../../lib/reporting/tunnel/forward';
+import {
+  CSP_REPORT_TYPE,
+  SECURITY_REPORT_MARK,
+  securityEndpointOf,
+} from '../../../../../lib/reporting/ingest/forward';
 import {
   createReportRate,
-  CSP_REPORT_TYPE,
   isSecurityReport,
   judgeSecurityReports,
   MAX_BYTES,
   MAX_FIELD_LENGTH,
   MAX_REPORTS_PER_BATCH,
   REPORTS_TYPE,
-  SECURITY_REPORT_MARK,
   scrubbedReport,
 } from '../../../../../lib/reporting/tunnel/security-reports';
 import { recorderWith } from '../../../../support/recorder';

@@ -3,7 +3,7 @@
 // share is full.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { IngestAnswer } from '../../../../../lib/reporting/node/ingest-thread';
+import type { IngestAnswer } from '../../../../../lib/reporting/ingest/ingest-messages';
 import { createReportQueue, type ReportQueue } from '../../../../../lib/reporting/queue/queue';
 import { memoryStore } from '../../../../../lib/reporting/queue/store';
 import { createTunnel } from '../../../../../lib/reporting/tunnel';

@@ -23,7 +23,7 @@ let base: string;
 let tunnelDsn: string;
 let tunnel: ReturnType<typeof createTunnel>;
 
-/** A payload of each type forwarded that keeps the ingest's rules (lib/reporting/tunnel/ingest-rules.ts). */
+/** A payload of each type forwarded that keeps the ingest's rules (lib/reporting/ingest/ingest-rules.ts). */
 const PAYLOADS: Record<string, string> = {
   transaction: `{"start_timestamp":1,"timestamp":2,"contexts":{"trace":{"trace_id":"${'c'.repeat(32)}","span_id":"${'d'.repeat(16)}"}}}`,
   session: '{"started":"2026-11-23T00:00:00Z","attrs":{"release":"r1"}}',

@@ -3,28 +3,15 @@
 // hands the starter to the report queue (../queue/open.ts), which every envelope goes through.
 import { Worker } from 'node:worker_threads';
 import { inBatches } from './in-batches';
-import type { IngestReply, IngestRequest, IngestWorkerData, MessageEnd } from './ingest-worker';
-
-export interface IngestAnswer {
-  status: number;
-  rateLimits: string | null;
-  retryAfter: string | null;
-  /** Its first bytes, for the tunnel to pass back. */
-  body: string;
-}
-
-export interface IngestSender {
-  /** The ingest's answer; rejects when it could not be asked (timeout, unreachable, thread gone). */
-  send: (body: string | Uint8Array, headers?: Record<string, string>) => Promise<IngestAnswer>;
-}
-
-export interface IngestLimits {
-  connections: number;
-  timeoutMs: number;
-}
-
-/** Makes (once per URL) the sender to an ingest's envelope endpoint, or null for none. */
-export type IngestSenders = (url: string, limits: IngestLimits) => IngestSender | null;
+import type {
+  IngestAnswer,
+  IngestReply,
+  IngestRequest,
+  IngestSender,
+  IngestSenders,
+  IngestWorkerData,
+  MessageEnd,
+} from './ingest-messages';
 
 /** An answer as the SDK's transport hands it back to the SDK, which reads its rate limits. */
 export function transportResponseOf(answer: IngestAnswer) {

@@ -1,16 +1,16 @@
 // Whether the page cache's store answers, as a health check: never critical, because a store that
 // fails is a cache miss (pages are served from memory or the build, or rendered), never a reason to
 // take an instance out of the load balancer. It warns, so an operator sees it in /api/health.
-import type { SampledCheck } from '../health/types';
+import type { SampledCheck } from './types';
 import { processSlot } from '../process/slots';
 
-/** What the check reads of the store (./store.ts): nothing here does I/O. */
+/** What the check reads of the store (../page-cache/store.ts): nothing here does I/O. */
 export interface StoreState {
   up: () => boolean;
   close: () => Promise<void>;
 }
 
-/** The store, when PAGE_CACHE_URL names one (./handler.ts writes it). */
+/** The store, when PAGE_CACHE_URL names one (../page-cache/handler.ts writes it). */
 export const pageCacheStoreSlot = processSlot<StoreState>('pageCacheStore');
 
 export const pageCacheStoreCheck: SampledCheck = {

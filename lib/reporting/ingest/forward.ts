@@ -4,7 +4,22 @@
 import http from 'node:http';
 import https from 'node:https';
 import { dsnFromString, getEnvelopeEndpointWithUrlEncodedAuth } from '@sentry/core';
-import { PASSED_BACK_HEADERS } from './policy';
+
+/** Sentry's answers that the SDK reads: status, rate limits and back-off. */
+export const PASSED_BACK_HEADERS = ['content-type', 'retry-after', 'x-sentry-rate-limits'];
+/** What an answer of the ingest may say to the browser: a short body, never a long one passed on. */
+export const MAX_PASSED_BACK_BODY = 512;
+
+/** report-uri's content type (CSP Level 2): what Sentry's security endpoint takes. */
+export const CSP_REPORT_TYPE = 'application/csp-report';
+
+/**
+ * What marks a report in the report queue as a CSP report, for Sentry's security endpoint rather
+ * than the envelope endpoint (lib/reporting/queue/open.ts, sendByKind): kept with the entry, on
+ * disk and through a hand-over, like the user agent beside it; never sent as it is (the security
+ * endpoint's sender sets the content type itself).
+ */
+export const SECURITY_REPORT_MARK = { 'content-type': CSP_REPORT_TYPE } as const;
 
 /** The ingest's answer is informational; more than this is not worth holding. */
 const MAX_UPSTREAM_BODY = 16 * 1024;

@@ -6,7 +6,7 @@ import {
   createForwarder,
   createIngestForwarder,
   failureReason,
-} from '../../../../../lib/reporting/tunnel/forward';
+} from '../../../../../lib/reporting/ingest/forward';
 
 const servers: Server[] = [];
 afterEach(async () => {

@@ -2,7 +2,7 @@ import {
   pageCacheChecks,
   pageCacheStoreCheck,
   pageCacheStoreSlot,
-} from '../../../../lib/page-cache/store-check';
+} from '../../../../lib/health/page-cache-store';
 
 afterEach(() => pageCacheStoreSlot.clear());
 

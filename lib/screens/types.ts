@@ -1,10 +1,12 @@
+// lib/screens: the screens' vocabulary (languages, outage kinds, each state's words), below both
+// components/, which shows them, and the server, which chooses and serves them: it imports neither.
 // The words on each error screen, one module per language and state (./<language>/<state>.ts), so a
 // page carries only the words it can show: every page carries the default language's "stopped
 // working", for the _app boundary, and a browser loads its visitor's language only when it needs it
 // (lib/language/browser-copy.ts). Plain language after the GOV.UK Design System's "Page not found"
 // and "There is a problem with the service" patterns: no status codes, no blame, always a next step.
 // docs/error-screens.md says how to correct a language or add one.
-import type { ErrorKind } from '../../../lib/errors/status';
+import type { ErrorKind } from '../errors/status';
 
 /**
  * Every screen: the four a request inside the app can end on; `unavailable`, shown when the app

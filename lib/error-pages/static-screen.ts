@@ -1,10 +1,12 @@
 // A screen as one standalone HTML document with no JavaScript and nothing to load: its style inline,
 // and a refresh that asks for the page again. For the balancer's pages (./balancer-pages.ts), which
-// are served while no instance of the app can answer, so they can fetch nothing from it.
-import { renderToStaticMarkup } from 'react-dom/server';
-import { ErrorScreen } from '../../components/error-screen/ErrorScreen';
-import type { CommonCopy, ScreenCopy } from '../../components/error-screen/copy/types';
+// are served while no instance of the app can answer, so they can fetch nothing from it. The screen's
+// markup is the caller's (components/error-screen/markup.tsx renders ErrorScreen): lib/ draws nothing.
+import type { CommonCopy, ScreenCopy } from '../screens/types';
 import { site } from '../config/site';
+
+/** A screen's body markup, in its words (components/error-screen/markup.tsx). */
+export type ScreenMarkup = (copy: ScreenCopy, words: CommonCopy) => string;
 
 export interface StaticScreen {
   copy: ScreenCopy;
@@ -16,6 +18,8 @@ export interface StaticScreen {
   refreshSeconds?: number;
   /** An inline script, at the end of the body. */
   script?: string;
+  /** What draws the screen. */
+  markup: ScreenMarkup;
 }
 
 /** Text that cannot end an inline <script> or <style> element early, whatever it holds. */
@@ -29,13 +33,16 @@ export const escapeHtml = (text: string) => text.replace(/[&<>"]/g, (char) => ES
 /** A screen's <title>: its heading, then the service's name. */
 export const screenTitle = (copy: ScreenCopy) => `${copy.heading} – ${site.serviceName}`;
 
-/** A screen's markup, as ErrorScreen renders it where nothing runs (its <Head> renders nothing here). */
-export const screenMarkup = (copy: ScreenCopy, words: CommonCopy) =>
-  renderToStaticMarkup(<ErrorScreen copy={copy} words={words} />);
-
-export function staticScreenDocument({ copy, words, css, refreshSeconds, script }: StaticScreen): string {
+export function staticScreenDocument({
+  copy,
+  words,
+  css,
+  refreshSeconds,
+  script,
+  markup,
+}: StaticScreen): string {
   // ErrorScreen's <Head> renders nothing outside Next: the head is written here.
-  const body = screenMarkup(copy, words);
+  const body = markup(copy, words);
   const style = inlineText(css, 'style');
   return [
     `<!DOCTYPE html><html lang="${escapeHtml(words.lang)}" dir="${words.dir}"><head>`,

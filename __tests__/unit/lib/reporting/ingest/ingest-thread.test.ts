@@ -7,8 +7,8 @@ import type { AddressInfo } from 'node:net';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { until } from '../../../../support/until';
 import path from 'node:path';
-import { senderOver, workerSenders } from '../../../../../lib/reporting/node/ingest-thread';
-import { answerIngestRequests } from '../../../../../lib/reporting/node/ingest-worker';
+import { senderOver, workerSenders } from '../../../../../lib/reporting/ingest/ingest-thread';
+import { answerIngestRequests } from '../../../../../lib/reporting/ingest/ingest-worker';
 
 let ingest: Server;
 let answer: (res: ServerResponse) => void;
@@ -164,6 +164,8 @@ describe('the sender’s messages', () => {
 
 describe('worker senders', () => {
   const FIXTURES = path.join(__dirname, '__fixtures__');
+  // A thread that fails as it loads, shared with the transaction thread's tests.
+  const FAILS_TO_LOAD = path.join(__dirname, '../node/__fixtures__/fails-to-load.cjs');
   const LIMITS = { connections: 2, timeoutMs: 300 };
 
   it('start one thread per URL, with the URL and limits, and send through it', async () => {
@@ -183,7 +185,7 @@ describe('worker senders', () => {
   });
 
   it('reject what waits when the thread fails to load', async () => {
-    const sender = workerSenders(path.join(FIXTURES, 'fails-to-load.cjs'))('http://ingest.example/', LIMITS)!;
+    const sender = workerSenders(FAILS_TO_LOAD)('http://ingest.example/', LIMITS)!;
     await expect(sender.send('envelope')).rejects.toThrow(/ingest thread (failed|ended)/);
   });
 

@@ -1,38 +1,19 @@
 // The thread that talks to the ingest: the server's envelopes are posted here as bytes, and each
 // answer (status and rate-limit headers) goes back to ./transport.ts, so that a request's thread
 // pays a message, not an HTTP client exchange (about 300 µs of CPU an envelope: bench/README.md,
-// "Tracing at rate 1"). Compiled to dist/lib/reporting/node/ingest-worker.js beside the server,
+// "Tracing at rate 1"). Compiled to dist/lib/reporting/ingest/ingest-worker.js beside the server,
 // which starts it (./ingest-thread.ts).
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { inBatches } from './in-batches';
-import { createIngestForwarder, failureReason, type UpstreamAnswer } from '../tunnel/forward';
-import type { IngestAnswer, IngestLimits } from './ingest-thread';
-import { MAX_PASSED_BACK_BODY } from '../tunnel/policy';
-
-export interface IngestWorkerData {
-  kind: 'ingest';
-  /** The envelope endpoint, as the SDK hands a transport its URL. */
-  url: string;
-  connections: number;
-  timeoutMs: number;
-}
-
-export interface IngestRequest {
-  id: number;
-  body: string | Uint8Array;
-  /** Sent besides the content type (a browser's user agent, for the tunnel's envelopes). */
-  headers?: Record<string, string>;
-}
-
-export type IngestReply =
-  | { id: number; status: number; rateLimits: string | null; retryAfter: string | null; body: string }
-  | { id: number; failed: 'timeout' | 'unreachable' };
-
-/** Something messages go to and come from: a worker, its parent port, or one end of a channel in tests. */
-export interface MessageEnd {
-  postMessage: (value: unknown) => void;
-  onMessage: (listener: (value: unknown) => void) => void;
-}
+import { createIngestForwarder, failureReason, MAX_PASSED_BACK_BODY, type UpstreamAnswer } from './forward';
+import type {
+  IngestAnswer,
+  IngestLimits,
+  IngestReply,
+  IngestRequest,
+  IngestWorkerData,
+  MessageEnd,
+} from './ingest-messages';
 
 export const ENVELOPE_HEADERS = { 'Content-Type': 'application/x-sentry-envelope' };
 /** What Sentry's security endpoint takes (../tunnel/security-reports.ts): one CSP report. */

@@ -3,7 +3,7 @@ import {
   checkEnvelope,
   checkServerEnvelope,
   REFUSAL_ANSWERS,
-} from '../../../../../lib/reporting/tunnel/envelope';
+} from '../../../../../lib/reporting/ingest/envelope';
 import { SECRET_CASES } from '../../../../support/secrets';
 
 const DSN = 'https://publickey@o1.ingest.example/7';
