@@ -330,7 +330,7 @@ describe('log pipes whose reader has gone', () => {
       const sampler = setInterval(() => (cpuLast = cpuMs(child.pid!) ?? cpuLast), 20);
       const signalled = performance.now();
       child.kill('SIGTERM');
-      const limit = DRAIN_MS + SHUTDOWN_TIMEOUT_MS + 2000; // + the flush cap (DEFAULT_FLUSH_TIMEOUT_MS)
+      const limit = DRAIN_MS + SHUTDOWN_TIMEOUT_MS + 2000; // + the flush cap (FLUSH_TIMEOUT_MS)
       const code = await Promise.race([exited, sleep(limit + 5000).then(() => 'still running' as const)]);
       const took = performance.now() - signalled;
       clearInterval(sampler);

@@ -2,6 +2,7 @@
 // requests finish, flush, exit 0. A second signal exits at once.
 import type { Server, ServerResponse } from 'node:http';
 import { errorFields, log } from '../log/logger';
+import { FLUSH_TIMEOUT_MS, IN_FLIGHT_POLL_MS } from './shutdown-budget';
 import { enterPhase, lifecycleState } from './state';
 
 export interface ShutdownOptions {
@@ -12,8 +13,10 @@ export interface ShutdownOptions {
   shutdownTimeoutMs: number;
   /** Called once readiness has turned to draining. */
   onDraining?: () => void;
-  /** Cap on the before-exit tasks (flushing error reports). */
+  /** Cap on the before-exit tasks (flushing error reports); FLUSH_TIMEOUT_MS by default. */
   flushTimeoutMs?: number;
+  /** The most the whole stop takes (./shutdown-budget.ts), said in the draining line. */
+  budgetMs?: number;
   /**
    * After the flush, what the process still holds goes to a peer (waiting reports:
    * lib/reporting/queue/hand-off.ts), within its own time, which it keeps itself. Never rejects.
@@ -29,9 +32,6 @@ export interface ShutdownOptions {
   exit?: (code: number) => void;
   signals?: NodeJS.Signals[];
 }
-
-/** How long flushing error reports and other before-exit work may take, by default. */
-export const DEFAULT_FLUSH_TIMEOUT_MS = 2000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -90,7 +90,8 @@ export function installGracefulShutdown({
   onDraining,
   drainMs,
   shutdownTimeoutMs,
-  flushTimeoutMs = DEFAULT_FLUSH_TIMEOUT_MS,
+  flushTimeoutMs = FLUSH_TIMEOUT_MS,
+  budgetMs,
   handOver,
   stalled,
   exit = (code) => process.exit(code),
@@ -100,7 +101,12 @@ export function installGracefulShutdown({
 
   async function shutdown(reason: string) {
     const started = Date.now();
-    enterPhase('draining', { reason, drainMs, shutdownTimeoutMs });
+    enterPhase('draining', {
+      reason,
+      drainMs,
+      shutdownTimeoutMs,
+      ...(budgetMs === undefined ? {} : { budgetMs }),
+    });
     onDraining?.();
     requests.startDraining();
     await sleep(drainMs);
@@ -113,7 +119,7 @@ export function installGracefulShutdown({
     const cutStalled = stalled ? setTimeout(stalled.cut, stalled.afterMs) : undefined;
     const deadline = Date.now() + shutdownTimeoutMs;
     while (requests.inFlight() > 0 && Date.now() < deadline) {
-      await sleep(20);
+      await sleep(IN_FLIGHT_POLL_MS);
       server.closeIdleConnections();
     }
     clearTimeout(cutStalled);

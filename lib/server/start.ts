@@ -13,6 +13,7 @@ import { developmentBundler, webpackInDevelopmentLine } from '../config/developm
 import { installSettings, readSettings, thresholdsOf, type Settings } from '../config/settings';
 import { readVariable } from '../config/variables';
 import { installGracefulShutdown } from '../lifecycle/graceful-shutdown';
+import { shutdownBudgetMs } from '../lifecycle/shutdown-budget';
 import { PROBE_PATHS } from '../health/probes';
 import { beforeExit, currentPhase, enterPhase } from '../lifecycle/state';
 import { pageCacheStoreSlot } from '../health/page-cache-store';
@@ -424,6 +425,7 @@ export async function main({
     requests: pipeline.requests,
     drainMs: settings.drainMs,
     shutdownTimeoutMs: settings.shutdownTimeoutMs,
+    budgetMs: shutdownBudgetMs(settings),
     stalled: { afterMs: settings.requestTimeoutMs, cut: pipeline.connections.timeOutReceiving },
     // The management listener's /readyz fails with the next beat; beat now instead.
     onDraining: () => management?.refresh(),

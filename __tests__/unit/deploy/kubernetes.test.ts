@@ -5,7 +5,7 @@ import dockerignore from '@balena/dockerignore';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { readSettings } from '../../../lib/config/settings';
-import { DEFAULT_FLUSH_TIMEOUT_MS } from '../../../lib/lifecycle/graceful-shutdown';
+import { shutdownBudgetMs, shutdownSteps } from '../../../lib/lifecycle/shutdown-budget';
 import { REFRESH_MS } from '../../../lib/fleet/directory';
 
 const ROOT = path.resolve(__dirname, '../../..');
@@ -106,20 +106,22 @@ describe('Kubernetes Deployment', () => {
     expect(periodSeconds * failureThreshold * 1000).toBeGreaterThanOrEqual(settings.livenessWedgeMs);
   });
 
-  it('gives the pod a grace period that covers preStop, drain, in-flight requests and the flush', () => {
+  it('gives the pod a grace period that covers preStop and every step of the stop (lib/lifecycle/shutdown-budget.ts)', () => {
     const config = readSettings({ ...env, KUBERNETES_SERVICE_HOST: 'in-cluster' }, { dsnAtBuild: null });
     const preStopMs = (container.lifecycle?.preStop?.sleep?.seconds ?? 0) * 1000;
-    const needed =
-      preStopMs +
-      config.drainMs +
-      config.shutdownTimeoutMs +
-      DEFAULT_FLUSH_TIMEOUT_MS +
-      config.reportHandoffTimeoutMs;
-    expect(config.drainMs).toBeGreaterThan(0);
-    // 30 s (docs/operations.md), of which the steps above take 24.
+    // Each step with the value this Deployment gives it: its env, the settings' defaults on Kubernetes.
+    expect(shutdownSteps(config).map(({ step, ms }) => [step, ms])).toEqual([
+      ['drain', 5000],
+      ['in-flight', 10_020],
+      ['flush', 2000],
+      ['hand-off', 5000],
+    ]);
+    const needed = preStopMs + shutdownBudgetMs(config);
+    expect(preStopMs).toBe(2000);
+    // 30 s (docs/operations.md), of which preStop and the stop take 24.
     expect(deployment.spec.template.spec.terminationGracePeriodSeconds).toBe(30);
     expect(deployment.spec.template.spec.terminationGracePeriodSeconds * 1000).toBeGreaterThanOrEqual(needed);
-    expect(needed).toBe(24_000);
+    expect(needed).toBe(24_020);
   });
 
   it('gives every pod the hand-off secret from a Secret, never a value written here, and starts without it', () => {

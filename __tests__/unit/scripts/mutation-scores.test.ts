@@ -23,6 +23,7 @@ const FOLDERS = [
   'lib/process',
   'lib/reporting',
   'lib/server',
+  'lib/screens',
   'lib/service-worker',
   'components',
   'scripts',

@@ -255,7 +255,7 @@ describe('what shutdown tells operators (docs/operations.md lists these events)'
     jest.spyOn(process, 'uptime').mockReturnValue(3600);
     resetLifecycle();
     enterPhase('ready');
-    const { shutdown } = install({ drainMs: 10, shutdownTimeoutMs: 300 });
+    const { shutdown } = install({ drainMs: 10, shutdownTimeoutMs: 300, budgetMs: 2330 });
     await shutdown('SIGTERM');
     const ready = logged('lifecycle.ready').at(-1);
     // Up an hour by the process's clock: the phase line says so.
@@ -269,6 +269,7 @@ describe('what shutdown tells operators (docs/operations.md lists these events)'
         reason: 'SIGTERM',
         drainMs: 10,
         shutdownTimeoutMs: 300,
+        budgetMs: 2330,
       }),
     ]);
     expect(logged('lifecycle.stop_accepting')).toEqual([
@@ -408,6 +409,8 @@ describe('signals', () => {
     signal(name);
     expect(currentPhase()).toBe('draining');
     expect(logged('lifecycle.draining')).toEqual([expect.objectContaining({ reason: name })]);
+    // No budget given, none said.
+    expect(logged('lifecycle.draining')[0]).not.toHaveProperty('budgetMs');
     signal(name);
     expect(codes).toEqual([code]);
     expect(logged('lifecycle.forced_exit')).toEqual([
