@@ -18,10 +18,11 @@ function sameOriginAsHost(origin: string, host: string | undefined): boolean | n
     return null;
   }
   if ((page.protocol !== 'http:' && page.protocol !== 'https:') || !host) return false;
+  // A Host is a host and an optional port (RFC 9110 §7.2): one with a path (even a bare `/`),
+  // credentials, a query, a fragment or white space in it names no origin at all.
+  if (/[/\\?#@\s]/.test(host)) return false;
   try {
     const named = new URL(`${page.protocol}//${host}`);
-    // A Host with a path, credentials or a query in it names no origin at all.
-    if (named.href !== `${named.origin}/`) return false;
     return named.hostname === page.hostname && named.port === page.port;
   } catch {
     return false;

@@ -101,12 +101,8 @@ export function installGracefulShutdown({
 
   async function shutdown(reason: string) {
     const started = Date.now();
-    enterPhase('draining', {
-      reason,
-      drainMs,
-      shutdownTimeoutMs,
-      ...(budgetMs === undefined ? {} : { budgetMs }),
-    });
+    // (Without a budget none is said: a field that is undefined is not written.)
+    enterPhase('draining', { reason, drainMs, shutdownTimeoutMs, budgetMs });
     onDraining?.();
     requests.startDraining();
     await sleep(drainMs);

@@ -15,9 +15,19 @@
 const UUID = /^(?:[0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
 /** A span id: 16 hex digits, not all zero (relay-event-schema/src/protocol/contexts/trace.rs, `SpanId`). */
 const SPAN_ID = /^[0-9a-f]{16}$/i;
-/** An RFC 3339 date and time, as chrono reads `DateTime<Utc>` (an offset with or without its colon). */
-const RFC_3339 =
-  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9})?(?:[Zz]|[+-]\d{2}:?\d{2})$/;
+/**
+ * An RFC 3339 date and time, as chrono reads `DateTime<Utc>` (an offset with or without its colon).
+ * Fractional seconds of any length: chrono reads the first nine digits and skips the rest
+ * (chrono src/format/scan.rs, `nanosecond`).
+ */
+const RFC_3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:[Zz]|[+-]\d{2}:?\d{2})$/;
+const NANOS_PER_SECOND = 1_000_000_000n;
+/**
+ * The last moment Relay keeps an event's time: the end of year 9999 (relay-event-schema
+ * src/protocol/types.rs, `Timestamp::from_value`: "timestamp out of range" past it). A time in
+ * milliseconds sent as seconds lands past it.
+ */
+export const LAST_EVENT_NANOS = 253_402_300_800n * NANOS_PER_SECOND - 1n;
 /** A session's status Relay keeps (relay-event-schema/src/protocol/session.rs; any other is `Unknown`, dropped). */
 const SESSION_STATUSES: ReadonlySet<string> = new Set([
   'ok',
@@ -46,31 +56,45 @@ export const isSpanId = (value: unknown): boolean =>
 // Stryker disable next-line MethodExpression: upper or lower case, both ids are folded the same way.
 const uuidKey = (value: string) => value.replaceAll('-', '').toLowerCase();
 
-/** Seconds since the epoch of an RFC 3339 text, or NaN when it is none or names no real moment. */
-function rfc3339Seconds(value: string): number {
+/**
+ * Nanoseconds since the epoch of an RFC 3339 text, or null when it is none or names no real moment:
+ * exact, as chrono's `DateTime` is, where a JavaScript Date keeps milliseconds only (two times
+ * 100 µs apart are one instant to Date.parse and two to Relay).
+ */
+function rfc3339Nanos(value: string): bigint | null {
   const parts = RFC_3339.exec(value);
-  if (!parts) return Number.NaN;
+  if (!parts) return null;
   const [, year, month, day, hour, minute, second] = parts.map(Number) as number[];
   // V8's Date.parse takes a day past its month's end (Feb 30) and 24:00, rolling them over into the
   // next day; chrono refuses both. (It refuses a 13th month or a 60th minute itself, and reads every
   // form the pattern lets through: a space for T, an offset without its colon.)
-  if (new Date(Date.UTC(year!, month! - 1, day!, hour, minute, second)).getUTCDate() !== day)
-    return Number.NaN;
-  return Date.parse(value) / 1000;
+  if (new Date(Date.UTC(year!, month! - 1, day!, hour, minute, second)).getUTCDate() !== day) return null;
+  // The whole seconds with the offset applied, then the fraction's first nine digits exactly.
+  const wholeMs = Date.parse(parts[7] === undefined ? value : value.replace(`.${parts[7]}`, ''));
+  if (Number.isNaN(wholeMs)) return null;
+  const fraction = (parts[7] ?? '').slice(0, 9).padEnd(9, '0');
+  return BigInt(wholeMs / 1000) * NANOS_PER_SECOND + BigInt(fraction);
 }
 
 /** An RFC 3339 date and time: `sent_at` (relay-server/src/envelope/mod.rs) and a session's times. */
 export const isRfc3339 = (value: unknown): boolean =>
-  typeof value === 'string' && !Number.isNaN(rfc3339Seconds(value));
+  typeof value === 'string' && rfc3339Nanos(value) !== null;
 
 /**
- * An event's time in seconds, or NaN: Relay's `Timestamp` takes seconds since the epoch as a number
- * or an RFC 3339 text (relay-event-schema/src/protocol/types.rs).
+ * An event's time in nanoseconds since the epoch, or null: Relay's `Timestamp` takes seconds since
+ * the epoch as a number or an RFC 3339 text, and refuses a year past 9999
+ * (relay-event-schema/src/protocol/types.rs, `Timestamp::from_value`). A number is read as Relay
+ * reads an f64: its whole seconds, and its fraction times 10⁹ cut to whole nanoseconds (Rust's cast,
+ * which makes a negative fraction 0).
  */
-function eventSeconds(value: unknown): number {
+export function eventNanos(value: unknown): bigint | null {
+  let nanos: bigint | null = null;
   // (JSON's 1e999 reads as Infinity, which no time is.)
-  if (typeof value === 'number') return Number.isFinite(value) ? value : Number.NaN;
-  return typeof value === 'string' ? rfc3339Seconds(value) : Number.NaN;
+  if (typeof value === 'number' && Number.isFinite(value)) {
+    const whole = Math.trunc(value);
+    nanos = BigInt(whole) * NANOS_PER_SECOND + BigInt(Math.max(0, Math.trunc((value - whole) * 1e9)));
+  } else if (typeof value === 'string') nanos = rfc3339Nanos(value);
+  return nanos !== null && nanos <= LAST_EVENT_NANOS ? nanos : null;
 }
 
 /** Whether `value` is a whole number from 0 up (Relay reads these fields as u64). */
@@ -102,9 +126,9 @@ function idBreaks(header: Json, payload: Json): string {
 /** relay-event-normalization/src/validation.rs, `validate_span`: both times, end not before start, both ids. */
 function spanBreaks(span: unknown): string {
   if (!isObject(span)) return 'span';
-  const start = eventSeconds(span.start_timestamp);
-  const end = eventSeconds(span.timestamp);
-  if (Number.isNaN(start) || Number.isNaN(end) || end < start) return 'span_timestamps';
+  const start = eventNanos(span.start_timestamp);
+  const end = eventNanos(span.timestamp);
+  if (start === null || end === null || end < start) return 'span_timestamps';
   if (!isUuid(span.trace_id) || !isSpanId(span.span_id)) return 'span_ids';
   return '';
 }
@@ -115,9 +139,9 @@ function spanBreaks(span: unknown): string {
  * id (`validate_trace_context`), and every span valid (`validate_spans`).
  */
 function transactionBreaks(payload: Json): string {
-  const start = eventSeconds(payload.start_timestamp);
-  const end = eventSeconds(payload.timestamp);
-  if (Number.isNaN(start) || Number.isNaN(end) || end < start) return 'timestamps';
+  const start = eventNanos(payload.start_timestamp);
+  const end = eventNanos(payload.timestamp);
+  if (start === null || end === null || end < start) return 'timestamps';
   const trace = isObject(payload.contexts) ? payload.contexts.trace : undefined;
   if (!isObject(trace) || !isUuid(trace.trace_id) || !isSpanId(trace.span_id)) return 'trace_context';
   if (payload.spans === undefined) return '';

@@ -4,6 +4,7 @@ import userEvent from '@testing-library/user-event';
 import { ErrorScreen } from '../../../../components/error-screen/ErrorScreen';
 import { badRequest } from '../../../../lib/screens/en/bad-request';
 import { clientException } from '../../../../lib/screens/en/client-exception';
+import { common } from '../../../../lib/screens/en/common';
 import { notFound } from '../../../../lib/screens/en/not-found';
 import { serverError } from '../../../../lib/screens/en/server-error';
 import type { ScreenCopy } from '../../../../lib/screens/types';
@@ -82,6 +83,25 @@ describe('ErrorScreen', () => {
     expect(screen.getByRole('link', { name: 'Try again' })).toHaveAttribute('href', '/orders?id=3');
   });
 
+  it('takes the browser back a page from its "Go back"', async () => {
+    const back = jest.spyOn(window.history, 'back').mockImplementation(() => undefined);
+    try {
+      render(<ErrorScreen copy={badRequest} />);
+      await userEvent.click(screen.getByRole('button', { name: 'Go back to the previous page' }));
+      expect(back).toHaveBeenCalledTimes(1);
+    } finally {
+      back.mockRestore();
+    }
+  });
+
+  it('offers the retry link on a server error only, and only with somewhere to retry', () => {
+    const { unmount } = render(<ErrorScreen copy={serverError} />);
+    expect(screen.queryByRole('link', { name: 'Try again' })).not.toBeInTheDocument();
+    unmount();
+    render(<ErrorScreen copy={badRequest} retryHref="/orders?id=3" />);
+    expect(screen.queryByRole('link', { name: 'Try again' })).not.toBeInTheDocument();
+  });
+
   it('offers to reload the page after a client-side exception', async () => {
     render(<ErrorScreen copy={clientException} />);
     expect(screen.getByRole('button', { name: 'Reload the page' })).toBeInTheDocument();
@@ -102,9 +122,12 @@ describe('ErrorScreen', () => {
     const code = screen.getByText('9F1C2E3D');
     // The full id stays in the page for tests and tools; people read and copy the short form.
     expect(code).toHaveAttribute('data-reference', '9f1c2e3d4b5a69788796a5b4c3d2e1f0');
+    // Nothing said to a screen reader before the copy; then that it is copied.
+    expect(screen.getByRole('status')).toHaveTextContent(/^$/);
     await user.click(screen.getByRole('button', { name: 'Copy' }));
     expect(writeText).toHaveBeenCalledWith('9F1C2E3D');
     expect(await screen.findByRole('button', { name: 'Copied' })).toBeInTheDocument();
+    expect(screen.getByRole('status')).toHaveTextContent(common.reference.copiedStatus);
   });
 
   it('keeps the reference readable when the clipboard refuses', async () => {
