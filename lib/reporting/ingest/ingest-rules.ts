@@ -68,7 +68,11 @@ function rfc3339Nanos(value: string): bigint | null {
   // V8's Date.parse takes a day past its month's end (Feb 30) and 24:00, rolling them over into the
   // next day; chrono refuses both. (It refuses a 13th month or a 60th minute itself, and reads every
   // form the pattern lets through: a space for T, an offset without its colon.)
-  if (new Date(Date.UTC(year!, month! - 1, day!, hour, minute, second)).getUTCDate() !== day) return null;
+  // (setUTCFullYear, not Date.UTC, which reads the years 0-99 as 1900-1999.)
+  const moment = new Date(0);
+  moment.setUTCFullYear(year!, month! - 1, day);
+  moment.setUTCHours(hour!, minute, second);
+  if (moment.getUTCDate() !== day) return null;
   // The whole seconds with the offset applied, then the fraction's first nine digits exactly.
   const wholeMs = Date.parse(parts[7] === undefined ? value : value.replace(`.${parts[7]}`, ''));
   if (Number.isNaN(wholeMs)) return null;
