@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Makes sure the browser and fleet tests have what Debian must provide: Chromium (Playwright
-# cannot download its own browsers here), HAProxy (the balancer in front of two builds,
-# __tests__/support/balancer.ts), nginx (ingress-nginx's error-page backend,
+# Makes sure the tests have what Debian must provide (the unit tests start redis-server too, so
+# `npm run test:unit` runs this first): Chromium (Playwright cannot download its own browsers
+# here), HAProxy (the balancer in front of two builds, __tests__/support/balancer.ts), nginx (ingress-nginx's error-page backend,
 # deploy/kubernetes/error-pages/) and redis-server (the page cache's shared store, docs/page-cache.md).
 # Installs what is missing when it can (root, or password-less
 # sudo, with apt-get), in one apt-get run; otherwise says in one line what to install.
