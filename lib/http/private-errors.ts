@@ -26,23 +26,37 @@ function withoutCacheControl(headers: Headers): Headers {
   return headers.filter((_entry, at) => !isCacheControl(headers[at - (at % 2)]));
 }
 
+/** Set on an answer whose error heads are kept private (lib/server/shell-response.ts carries it). */
+export const ERRORS_PRIVATE = Symbol('app-shell.errorsPrivate');
+
+/** An answer that can keep its error heads private: the server's own (lib/server/shell-response.ts). */
+export interface KeepsErrorsPrivate extends ServerResponse {
+  [ERRORS_PRIVATE]: boolean;
+}
+
 /**
  * Makes every error answer of `res` private: its writeHead (which an implicit head calls too) sets
- * the one Cache-Control once the status is known. Never throws more than writeHead itself would.
+ * the one Cache-Control once the status is known (privateErrorHead). A flag, not a wrapper made
+ * for each request.
  */
-export function keepErrorAnswersPrivate(res: ServerResponse): void {
-  const writeHead = res.writeHead;
-  res.writeHead = function privateWhenError(this: ServerResponse, status: number, ...rest: unknown[]) {
-    // (Once the head is sent, setHeader throws and so does writeHead itself, as it would have.)
-    if (status >= 400) {
-      try {
-        const at = typeof rest[0] === 'string' ? 1 : 0;
-        rest[at] = withoutCacheControl(rest[at] as Headers);
-        this.setHeader('Cache-Control', PRIVATE_ERROR_CACHE_CONTROL);
-      } catch {
-        // Headers a stranger could not have shaped; writeHead says what is wrong with them.
-      }
-    }
-    return (writeHead as (...args: unknown[]) => ServerResponse).call(this, status, ...rest);
-  } as ServerResponse['writeHead'];
+export function keepErrorAnswersPrivate(res: KeepsErrorsPrivate): void {
+  res[ERRORS_PRIVATE] = true;
+}
+
+/**
+ * What writeHead does first for an answer kept private: for a status of 400 and above, the head's
+ * own headers (`rest`, as writeHead takes them after the status, changed in place) lose any
+ * Cache-Control, and the answer's is set to `private, no-store`. Never throws more than writeHead
+ * itself would.
+ */
+export function privateErrorHead(res: KeepsErrorsPrivate, status: number, rest: unknown[]): void {
+  // (Once the head is sent, setHeader throws and so does writeHead itself, as it would have.)
+  if (!res[ERRORS_PRIVATE] || !(status >= 400)) return;
+  try {
+    const at = typeof rest[0] === 'string' ? 1 : 0;
+    rest[at] = withoutCacheControl(rest[at] as Headers);
+    res.setHeader('Cache-Control', PRIVATE_ERROR_CACHE_CONTROL);
+  } catch {
+    // Headers a stranger could not have shaped; writeHead says what is wrong with them.
+  }
 }

@@ -122,43 +122,51 @@ export function readProductHeaders(root: string, distDir: string): ProductHeader
   }
 }
 
-/** Whether Next answers the response (its own rules are then its to set), by response. */
-const nextAnswers = new WeakSet<ServerResponse>();
+/** Where an answer keeps what applyProductHeaders was given, and whether Next answers it. */
+export const PRODUCT_HEADERS = Symbol('app-shell.productHeaders');
+export const PRODUCT_HEADERS_URL = Symbol('app-shell.productHeadersUrl');
+export const NEXT_ANSWERS = Symbol('app-shell.nextAnswers');
+
+/** An answer that can carry the product's headers: the server's own (lib/server/shell-response.ts). */
+export interface CarriesProductHeaders extends ServerResponse {
+  [PRODUCT_HEADERS]: ProductHeaders | undefined;
+  [PRODUCT_HEADERS_URL]: string;
+  /** Whether Next answers the response (its own rules are then its to set). */
+  [NEXT_ANSWERS]: boolean;
+}
 
 /** From now on Next writes this answer, and sets the product's headers itself. */
-export function handedToNext(res: ServerResponse): void {
-  nextAnswers.add(res);
+export function handedToNext(res: CarriesProductHeaders): void {
+  res[NEXT_ANSWERS] = true;
 }
 
 /** The shell writes this answer after all (a 404 Next decided, answered in the shell's words). */
-export function takenBack(res: ServerResponse): void {
-  nextAnswers.delete(res);
+export function takenBack(res: CarriesProductHeaders): void {
+  res[NEXT_ANSWERS] = false;
 }
 
 /**
- * Sets the product's headers on every answer the shell writes for `req` (at `url`, as Next would
- * be asked it: Next's router may change req.url before a 404 it decides), when its head is written:
- * after the shell's defaults (the security headers, set on every response before this), so a
- * product header of the same name wins; before the answer's own headers given to writeHead (a
- * probe's Cache-Control, a 404's Content-Type), as a route's own headers win over headers() under
- * Next. Answers Next writes are left to Next (see handedToNext). Never throws more than writeHead.
+ * Sets the product's headers on every answer the shell writes for its request (at `url`, as Next
+ * would be asked it: Next's router may change req.url before a 404 it decides), when its head is
+ * written (productHeadersHead): after the shell's defaults (the security headers, set on every
+ * response before this), so a product header of the same name wins; before the answer's own
+ * headers given to writeHead (a probe's Cache-Control, a 404's Content-Type), as a route's own
+ * headers win over headers() under Next. Answers Next writes are left to Next (see handedToNext).
+ * Two fields, not a wrapper made for each request.
  */
-export function applyProductHeaders(
-  match: ProductHeaders,
-  req: IncomingMessage,
-  res: ServerResponse,
-  url: string,
-): void {
-  const writeHead = res.writeHead;
-  res.writeHead = function withProductHeaders(this: ServerResponse, ...args: unknown[]) {
-    if (!nextAnswers.has(this) && !this.headersSent) {
-      try {
-        const found = match(req, url);
-        for (const name of Object.keys(found)) this.setHeader(name, found[name] as OutgoingHttpHeader);
-      } catch {
-        // A rule's value that cannot be compiled for this path: the answer goes without it.
-      }
-    }
-    return (writeHead as (...rest: unknown[]) => ServerResponse).apply(this, args);
-  } as ServerResponse['writeHead'];
+export function applyProductHeaders(match: ProductHeaders, res: CarriesProductHeaders, url: string): void {
+  res[PRODUCT_HEADERS] = match;
+  res[PRODUCT_HEADERS_URL] = url;
+}
+
+/** What writeHead does first for an answer given the product's headers. Never throws. */
+export function productHeadersHead(res: CarriesProductHeaders): void {
+  const match = res[PRODUCT_HEADERS];
+  if (match === undefined || res[NEXT_ANSWERS] || res.headersSent) return;
+  try {
+    const found = match(res.req, res[PRODUCT_HEADERS_URL]);
+    for (const name of Object.keys(found)) res.setHeader(name, found[name] as OutgoingHttpHeader);
+  } catch {
+    // A rule's value that cannot be compiled for this path: the answer goes without it.
+  }
 }

@@ -28,6 +28,9 @@
 //                   or problem details under /api (./not-found.ts, ./unknown-paths.ts)
 //               14. Next, whose failure is reported with a reference and answered 500, and whose
 //                   404 is answered as in 13 (./restyle-not-found.ts)
+//
+// Every answer is a ShellResponse (./shell-response.ts): the watches of 4, 5 and 14 on its head and
+// writes are flags it carries, read by its own writeHead, write and end, not wrappers per request.
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Settings } from '../config/settings';
 import { boundQuery, QUERY_MAX_PARAMS } from '../http/query-bound';
@@ -52,7 +55,8 @@ import { keepErrorAnswersPrivate } from '../http/private-errors';
 import { ANSWER_HEADER, SCREEN_SEEN_PATH } from '../service-worker/paths';
 import type { WorkerStage } from '../service-worker/serve';
 import type { NotFoundStage } from './not-found';
-import { restyleNotFound } from './restyle-not-found';
+import { restyleNotFound, type NotFoundAnswer } from './restyle-not-found';
+import { ShellResponse } from './shell-response';
 import type { WordsStage } from '../language/words-stage';
 import type { HealthStage } from '../health/stage';
 
@@ -150,7 +154,16 @@ export function createPipeline({
   // With a tunnel (a DSN), a page's policy reports its violations there (lib/reporting/tunnel/security-reports.ts).
   const headerOptions = { dev, reportPath: tunnel?.path ?? null };
   const setSecurityHeaders = securityHeaderSetter(headerOptions);
-  const handleRequest = (req: IncomingMessage, res: ServerResponse): void => {
+  /** Next's 404 in the visitor's words, made once: each request gives it its path (./restyle-not-found.ts). */
+  const answerNextNotFound: NotFoundAnswer | null = notFound
+    ? (req, res, path) => {
+        observer.answeredAs(res, ROUTES.notFound);
+        // The shell's words in place of Next's 404: the product's headers over the shell's again.
+        takenBack(res as ShellResponse); // (the answer restyled: one of this server's own)
+        notFound.answer(req, res, path);
+      }
+    : null;
+  const handleRequest = (req: IncomingMessage, res: ShellResponse): void => {
     connections.requestStarted(req, res);
     requests.requestStarted(res);
     observer.requestStarted(req, res);
@@ -165,7 +178,7 @@ export function createPipeline({
     req.url = query.kind === 'too-many' ? query.path : query.url;
     // Matched when a head is written, and only for the shell's own answers: a request Next answers
     // pays nothing here, and Next sets the rules' headers itself. (Against the URL as Next gets it.)
-    if (productHeaders) applyProductHeaders(productHeaders, req, res, req.url);
+    if (productHeaders) applyProductHeaders(productHeaders, res, req.url);
     if (query.kind === 'too-many') {
       observer.answeredAs(res, ROUTES.refused);
       refuseTooManyParams(req, res, () => next.renderError(req, res, query.path));
@@ -203,13 +216,7 @@ export function createPipeline({
       tracer?.(req, res, query.path);
       if (notFound?.answerIfUnknown(req, res, query.path)) return observer.answeredAs(res, ROUTES.notFound);
       // Every other path is Next's to decide; a 404 it decides is answered in the visitor's words.
-      if (notFound)
-        restyleNotFound(req, res, () => {
-          observer.answeredAs(res, ROUTES.notFound);
-          // The shell's words in place of Next's 404: the product's headers over the shell's again.
-          takenBack(res);
-          notFound.answer(req, res, query.path);
-        });
+      if (answerNextNotFound) restyleNotFound(res, answerNextNotFound, query.path);
       // So that a reported error can learn how its request was answered.
       rememberResponse(req, res);
       handedToNext(res);
@@ -232,6 +239,8 @@ export function createPipeline({
       headersTimeout: settings.headersTimeoutMs,
       requestTimeout: settings.requestTimeoutMs,
       connectionsCheckingInterval: settings.connectionsCheckIntervalMs,
+      // Answers whose watches are flags, not wrappers made for each request (./shell-response.ts).
+      ServerResponse: ShellResponse,
     },
     handleRequest,
   );

@@ -21,60 +21,61 @@ export function isNextNotFound(req: IncomingMessage, status: number): boolean {
   return status === 404 && meta?.invokePath === '/404';
 }
 
-type Write = ServerResponse['write'];
-type End = ServerResponse['end'];
-type WriteHead = ServerResponse['writeHead'];
+/** What answers Next's 404 in the shell's words: `path` is the request's, as the pipeline read it. */
+export type NotFoundAnswer = (req: IncomingMessage, res: ServerResponse, path: string) => void;
+
+/** Where an answer keeps what restyleNotFound was given, and whether it restyled. */
+export const NOT_FOUND_ANSWER = Symbol('app-shell.notFoundAnswer');
+export const NOT_FOUND_PATH = Symbol('app-shell.notFoundPath');
+export const RESTYLED = Symbol('app-shell.restyled');
+
+/** An answer that can be restyled: the server's own (lib/server/shell-response.ts). */
+export interface Restylable extends ServerResponse {
+  [NOT_FOUND_ANSWER]: NotFoundAnswer | undefined;
+  [NOT_FOUND_PATH]: string;
+  [RESTYLED]: boolean;
+}
+
+/** The methods an answer writes with, as Node's own (with the private error head) are. */
+export interface AnswerMethods {
+  writeHead: ServerResponse['writeHead'];
+  write: ServerResponse['write'];
+  end: ServerResponse['end'];
+}
 
 /**
- * Watches `res` while Next answers it. Next's choice is known by the time it first writes (the head,
- * or a first write or end, which would write the head): nothing is sent yet, and `answer` writes the
- * shell's own answer with Node's methods. Next's compression, set up inside Next's handler, wraps the
- * `write`, `end` and `writeHead` it finds, the ones installed here, so what Next or its compression
- * writes after that reaches them and is dropped.
+ * Watches `res` while Next answers it: its writeHead, write and end ask `restyling` first
+ * (lib/server/shell-response.ts). Next's choice is known by the time it first writes (the head, or
+ * a first write or end, which would write the head): nothing is sent yet, and `answer` writes the
+ * shell's own answer with Node's methods. Next's compression, set up inside Next's handler, wraps
+ * the `write`, `end` and `writeHead` it finds, these, so what Next or its compression writes after
+ * that reaches them and is dropped. Three fields, not four closures made for each request.
  */
-export function restyleNotFound(
-  req: IncomingMessage,
-  res: ServerResponse,
-  answer: (req: IncomingMessage, res: ServerResponse) => void,
-): void {
-  // The methods as the pipeline left them, before Next's compression wraps them: Node's own, and the
-  // head that keeps every error answer private (lib/http/private-errors.ts).
-  const node = { writeHead: res.writeHead, write: res.write, end: res.end };
-  let restyled = false;
-  /** Whether the answer is (now) the shell's: decided at the first of writeHead, write and end. */
-  const restyle = (status: number): boolean => {
-    if (restyled) return true;
-    if (res.headersSent || !isNextNotFound(req, status)) return false;
-    restyled = true;
-    // The shell's answer through Node's own methods (compression's are installed over these);
-    // then every later write, Next's or its compression's, is dropped.
-    const dropping = { writeHead: res.writeHead, write: res.write, end: res.end };
-    Object.assign(res, { writeHead: node.writeHead, write: node.write, end: node.end });
-    try {
-      answer(req, res);
-    } finally {
-      Object.assign(res, dropping);
-    }
-    return true;
-  };
-  res.writeHead = function writeHead(this: ServerResponse, status: number, ...rest: unknown[]) {
-    if (restyle(status)) return this;
-    return (node.writeHead as (...args: unknown[]) => ServerResponse).call(this, status, ...rest);
-  } as WriteHead;
-  // Node's write and end would write the head (through writeHead, above) and then Next's bytes
-  // after the shell's answer: so the choice is made before them too.
-  res.write = function write(this: ServerResponse, ...args: unknown[]) {
-    if (restyle(this.statusCode)) return true;
-    return (node.write as (...args: unknown[]) => boolean).apply(this, args);
-  } as Write;
-  res.end = function end(this: ServerResponse, ...args: unknown[]) {
-    if (restyle(this.statusCode)) {
-      const callback = args.find((arg) => typeof arg === 'function') as (() => void) | undefined;
-      if (callback) queueMicrotask(callback);
-      return this;
-    }
-    return (node.end as (...args: unknown[]) => ServerResponse).apply(this, args);
-  } as End;
+export function restyleNotFound(res: Restylable, answer: NotFoundAnswer, path: string): void {
+  res[NOT_FOUND_ANSWER] = answer;
+  res[NOT_FOUND_PATH] = path;
+}
+
+/**
+ * Whether the answer is (now) the shell's, decided at the first of writeHead, write and end that
+ * a watched answer meets: true, and the write is dropped; false, and it goes on as written. When
+ * Next is about to answer with its 404 page, the shell's answer is written then, through `node`
+ * (compression's methods, installed over the answer's own, stepped around), and every later write,
+ * Next's or its compression's, is dropped.
+ */
+export function restyling(res: Restylable, status: number, node: AnswerMethods): boolean {
+  if (res[RESTYLED]) return true;
+  const answer = res[NOT_FOUND_ANSWER];
+  if (answer === undefined || res.headersSent || !isNextNotFound(res.req, status)) return false;
+  res[RESTYLED] = true;
+  const dropping = { writeHead: res.writeHead, write: res.write, end: res.end };
+  Object.assign(res, node);
+  try {
+    answer(res.req, res, res[NOT_FOUND_PATH]);
+  } finally {
+    Object.assign(res, dropping);
+  }
+  return true;
 }
 
 /** The headers of Next's answer that describe its body, replaced with those of the shell's. */

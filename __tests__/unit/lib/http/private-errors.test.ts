@@ -3,6 +3,7 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { keepErrorAnswersPrivate } from '../../../../lib/http/private-errors';
+import { ShellResponse } from '../../../../lib/server/shell-response';
 import { rawRequest } from '../../../support/http';
 
 let server: http.Server;
@@ -10,7 +11,8 @@ let base: string;
 let answer: (req: IncomingMessage, res: ServerResponse) => void;
 
 beforeAll(async () => {
-  server = http.createServer((req, res) => {
+  // The server's own answers, as the pipeline makes them.
+  server = http.createServer({ ServerResponse: ShellResponse }, (req, res) => {
     keepErrorAnswersPrivate(res);
     answer(req, res);
   });

@@ -3,6 +3,7 @@ import { type AddressInfo, Socket } from 'node:net';
 import { PROBLEM_CONTENT_TYPE, sendProblem } from '../../../../lib/http/problem';
 import { applyProductHeaders } from '../../../../lib/http/product-headers';
 import { securityHeaders } from '../../../../lib/http/security-headers';
+import { ShellResponse } from '../../../../lib/server/shell-response';
 
 let server: Server;
 let base: string;
@@ -61,9 +62,9 @@ describe("sendProblem and a product's own headers", () => {
   // The API 404 a product's CSP was replaced on: its headers, set as the head is written, win.
   it('leaves a product header of the same name in place of its default', () => {
     const req = new IncomingMessage(new Socket());
-    const res = new ServerResponse(req);
+    const res = new ShellResponse(req);
     const product = { 'Content-Security-Policy': "default-src 'none'; sandbox", 'Cache-Control': 'public' };
-    applyProductHeaders(() => product, req, res, '/api/missing');
+    applyProductHeaders(() => product, res, '/api/missing');
     sendProblem(res, 404, 'No API route answers this path.');
     expect(res.getHeader('content-security-policy')).toBe("default-src 'none'; sandbox");
     // The answer's own headers stay its own, as a route's do under Next.

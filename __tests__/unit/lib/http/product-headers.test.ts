@@ -1,10 +1,11 @@
 // The product's headers() on the shell's own answers: matched as next-server matches them, from
 // rules compiled by Next's own build step (load-custom-routes), applied only where the shell answers.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { IncomingMessage, ServerResponse } from 'node:http';
+import { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { ShellResponse } from '../../../../lib/server/shell-response';
 import loadCustomRoutes, { type Header } from 'next/dist/lib/load-custom-routes';
 import {
   applyProductHeaders,
@@ -273,7 +274,7 @@ describe("a product's headers() rules", () => {
 });
 
 describe("the product's headers on the shell's answers", () => {
-  const response = (req: IncomingMessage) => new ServerResponse(req);
+  const response = (req: IncomingMessage) => new ShellResponse(req);
   const RULES: Header[] = [
     {
       source: '/:path*',
@@ -289,7 +290,7 @@ describe("the product's headers on the shell's answers", () => {
     const req = request();
     const res = response(req);
     res.setHeader('x-frame-options', 'DENY');
-    applyProductHeaders(await matcher(RULES), req, res, '/api/health');
+    applyProductHeaders(await matcher(RULES), res, '/api/health');
     res.writeHead(200, { 'Cache-Control': 'no-store' });
     expect(res.getHeader('x-frame-options')).toBe('SAMEORIGIN');
     expect(res.getHeader('x-product-team')).toBe('storefront');
@@ -299,12 +300,7 @@ describe("the product's headers on the shell's answers", () => {
   it('are matched against the URL the request came with, not one Next made of it later', async () => {
     const req = request();
     const res = response(req);
-    applyProductHeaders(
-      await matcher([{ source: '/api/:path*', headers: [TEAM] }]),
-      req,
-      res,
-      '/api/missing',
-    );
+    applyProductHeaders(await matcher([{ source: '/api/:path*', headers: [TEAM] }]), res, '/api/missing');
     req.url = '/404';
     res.writeHead(404);
     expect(res.getHeader('x-product-team')).toBe('storefront');
@@ -313,7 +309,7 @@ describe("the product's headers on the shell's answers", () => {
   it("are left to Next on Next's answers, and set again on a 404 the shell takes back", async () => {
     const req = request();
     const res = response(req);
-    applyProductHeaders(await matcher(RULES), req, res, '/');
+    applyProductHeaders(await matcher(RULES), res, '/');
     handedToNext(res);
     res.setHeader('x-frame-options', 'DENY');
     // What Next's route removed stays removed: the answer is Next's.
@@ -322,7 +318,7 @@ describe("the product's headers on the shell's answers", () => {
     expect(res.getHeader('x-product-team')).toBeUndefined();
 
     const again = response(req);
-    applyProductHeaders(await matcher(RULES), req, again, '/');
+    applyProductHeaders(await matcher(RULES), again, '/');
     handedToNext(again);
     takenBack(again);
     again.setHeader('x-frame-options', 'DENY');
@@ -337,7 +333,6 @@ describe("the product's headers on the shell's answers", () => {
       () => {
         throw new Error('cannot compile');
       },
-      req,
       res,
       '/',
     );

@@ -111,3 +111,54 @@ it('writes the time of each line, to the millisecond, however many lines share o
     now.mockRestore();
   }
 });
+
+describe('the time of a request line', () => {
+  const timeOf = (at: number) => {
+    const now = jest.spyOn(Date, 'now').mockReturnValue(at);
+    const lines: string[] = [];
+    const out = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    try {
+      logRequest('info', { method: 'GET', path: '/', route: '/', status: 200, durationMs: 1 });
+    } finally {
+      out.mockRestore();
+      now.mockRestore();
+    }
+    return (JSON.parse(lines[0] as string) as { time: string }).time;
+  };
+
+  // Milliseconds of one, two and three digits, a second's and a minute's and a year's turn, one line
+  // after another within the same second and across them, before 1970, and past the year 9999.
+  const base = Date.UTC(2026, 11, 31, 23, 59, 59);
+  const instants = [
+    base,
+    base + 7,
+    base + 42,
+    base + 999,
+    base + 1000,
+    base + 1001,
+    base + 1000,
+    base + 61_010,
+    base - 1,
+    Date.UTC(2024, 1, 29, 12, 0, 0, 5),
+    0,
+    -1,
+    -999,
+    -1000,
+    -1001,
+    Date.UTC(1969, 11, 31, 23, 59, 58, 250),
+    Date.UTC(10_000, 0, 1, 0, 0, 0, 30),
+    Date.UTC(9999, 11, 31, 23, 59, 59, 999),
+  ];
+
+  it.each(instants)('is what toISOString writes for %d, line after line', (at) => {
+    expect(timeOf(at)).toBe(new Date(at).toISOString());
+  });
+
+  it('follows the clock within one second and across seconds, millisecond by millisecond', () => {
+    for (let at = base - 3; at <= base + 1003; at += 1) expect(timeOf(at)).toBe(new Date(at).toISOString());
+    for (let at = -1003; at <= 3; at += 1) expect(timeOf(at)).toBe(new Date(at).toISOString());
+  });
+});

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import { keepErrorAnswersPrivate } from '../../../../lib/http/private-errors';
 import { isNextNotFound, restyleNotFound } from '../../../../lib/server/restyle-not-found';
+import { ShellResponse } from '../../../../lib/server/shell-response';
 
 // Next's own compression middleware, as its router installs it inside its handler.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -21,24 +22,32 @@ interface NextAnswer {
   body: string;
   compress: boolean;
   /** How the body is written: in one end(), or write() then end(). */
-  writes: 'end' | 'write-end';
+  writes: 'end' | 'write-end' | 'end-callback';
 }
 
+/** The requests whose end() callback Node (or the restyle, for a dropped end) called back. */
+let calledBack: string[] = [];
+
 let nextAnswer: NextAnswer;
+
+/** The shell's answer: as the pipeline's, given the request, its answer and the path it was given. */
+function answerOurs(req: IncomingMessage, own: ServerResponse, path: string): void {
+  restyled.push(`${req.url as string} ${path}`);
+  own.removeHeader('Content-Encoding');
+  own.writeHead(404, { 'Content-Type': 'text/plain', 'Content-Language': 'fr' });
+  own.end('ours');
+}
 let restyled: string[];
 let server: http.Server;
 let base: string;
 
 beforeAll(async () => {
-  server = http.createServer((req, res) => {
+  // The server's own answers, as the pipeline makes them.
+  server = http.createServer({ ServerResponse: ShellResponse }, (req, res) => {
     // As the pipeline does, before this stage.
     keepErrorAnswersPrivate(res);
-    restyleNotFound(req, res, (_req, own) => {
-      restyled.push(req.url as string);
-      own.removeHeader('Content-Encoding');
-      own.writeHead(404, { 'Content-Type': 'text/plain', 'Content-Language': 'fr' });
-      own.end('ours');
-    });
+    // The path as the pipeline read it, before Next: not what the request says by the time it answers.
+    restyleNotFound(res, answerOurs, `(read) ${req.url as string}`);
     const { invokePath, status, body, compress, writes } = nextAnswer;
     if (compress) compression()(req, res, () => undefined);
     if (invokePath) (req as IncomingMessage & { [META]?: object })[META] = { invokePath };
@@ -49,6 +58,8 @@ beforeAll(async () => {
     res.setHeader('Cache-Control', 'public, s-maxage=600');
     if (writes === 'end') {
       res.end(body);
+    } else if (writes === 'end-callback') {
+      res.end(body, () => calledBack.push(req.url as string));
     } else {
       res.write(body.slice(0, 3));
       res.end(body.slice(3));
@@ -60,6 +71,7 @@ beforeAll(async () => {
 afterAll(() => new Promise((resolve) => server.close(resolve)));
 beforeEach(() => {
   restyled = [];
+  calledBack = [];
 });
 
 function get(pathname: string, method = 'GET') {
@@ -98,9 +110,38 @@ describe("restyleNotFound: Next's 404 answered in the shell's words", () => {
       expect(answer.headers['content-encoding']).toBeUndefined();
       // Through the head the pipeline installed before this stage.
       expect(answer.headers['cache-control']).toBe('private, no-store');
-      expect(restyled).toEqual(['/missing']);
+      expect(restyled).toEqual(['/missing (read) /missing']);
     },
   );
+
+  it("calls back Next's end() it dropped, as Node would have once the answer was written", async () => {
+    nextAnswer = { invokePath: '/404', status: 404, body: PAGE, compress: false, writes: 'end-callback' };
+    expect((await get('/missing')).body).toBe('ours');
+    expect(calledBack).toEqual(['/missing']);
+  });
+
+  it('watches each answer on its own: on one kept-alive connection, a 404 restyled, then a page as Next wrote it', async () => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const ask = (pathname: string) =>
+        new Promise<{ body: string; reused: boolean }>((resolve, reject) => {
+          const request = http.get(`${base}${pathname}`, { agent }, (res) => {
+            let body = '';
+            res.setEncoding('utf8');
+            res.on('data', (chunk: string) => (body += chunk));
+            res.on('end', () => resolve({ body, reused: request.reusedSocket }));
+          });
+          request.on('error', reject);
+        });
+      nextAnswer = { invokePath: '/404', status: 404, body: PAGE, compress: false, writes: 'end' };
+      expect((await ask('/missing')).body).toBe('ours');
+      nextAnswer = { invokePath: '/about', status: 200, body: PAGE, compress: false, writes: 'write-end' };
+      expect(await ask('/about')).toEqual({ body: PAGE, reused: true });
+      expect(restyled).toEqual(['/missing (read) /missing']);
+    } finally {
+      agent.destroy();
+    }
+  });
 
   it('answers HEAD too, with no body', async () => {
     nextAnswer = { invokePath: '/404', status: 404, body: PAGE, compress: true, writes: 'end' };

@@ -1,0 +1,70 @@
+// The server's answers carry their watches as flags: a request pays fields, not methods of its own.
+import http, { ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { keepErrorAnswersPrivate } from '../../../../lib/http/private-errors';
+import { applyProductHeaders, handedToNext } from '../../../../lib/http/product-headers';
+import { restyleNotFound } from '../../../../lib/server/restyle-not-found';
+import { ShellResponse } from '../../../../lib/server/shell-response';
+import { rawRequest } from '../../../support/http';
+
+let server: http.Server;
+let base: string;
+let own: string[][] = [];
+
+beforeAll(async () => {
+  server = http.createServer({ ServerResponse: ShellResponse }, (req, res) => {
+    // Every watch the pipeline sets on an answer it hands to Next.
+    keepErrorAnswersPrivate(res);
+    applyProductHeaders(() => ({ 'X-Team': 'storefront' }), res, req.url as string);
+    handedToNext(res);
+    restyleNotFound(res, () => undefined, req.url as string);
+    res.statusCode = req.url === '/fails' ? 500 : 200;
+    res.setHeader('Cache-Control', 'public, max-age=60');
+    res.write('as ');
+    res.end('written');
+    own.push(['writeHead', 'write', 'end'].filter((name) => Object.hasOwn(res, name)));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise((resolve) => server.close(resolve)));
+beforeEach(() => {
+  own = [];
+});
+
+describe("the server's answers", () => {
+  it('are written as Node writes them, with every watch set and none of them firing', async () => {
+    const got = await rawRequest(base, '/page');
+    expect([got.status, got.body, got.headers['cache-control']]).toEqual([
+      200,
+      'as written',
+      'public, max-age=60',
+    ]);
+    // Next's answer: the product's headers are Next's to set.
+    expect(got.headers['x-team']).toBeUndefined();
+  });
+
+  it('keep an error private through the watch set as a flag', async () => {
+    const got = await rawRequest(base, '/fails');
+    expect([got.status, got.headers['cache-control']]).toEqual([500, 'private, no-store']);
+  });
+
+  it('have no writeHead, write or end of their own: the watches cost no methods made for each request', async () => {
+    await rawRequest(base, '/page');
+    await rawRequest(base, '/fails');
+    expect(own).toEqual([[], []]);
+  });
+
+  it("are Node's ServerResponse, whose methods the class's own step around to", () => {
+    const res = new ShellResponse(new http.IncomingMessage(null as never));
+    expect(res).toBeInstanceOf(ServerResponse);
+    for (const name of ['writeHead', 'write', 'end'] as const) {
+      expect(ShellResponse.prototype[name]).not.toBe(ServerResponse.prototype[name]);
+      expect(Object.getOwnPropertyDescriptor(ShellResponse.prototype, name)).toMatchObject({
+        writable: true,
+        enumerable: false,
+        configurable: true,
+      });
+    }
+  });
+});
