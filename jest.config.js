@@ -11,6 +11,8 @@ const unitConfig = createJestConfig({
   // (A path, not `<rootDir>/…`: StrykerJS loads it itself, before Jest expands `<rootDir>`.)
   testEnvironment: path.join(__dirname, '__tests__/support/jest-environment.cjs'),
   setupFilesAfterEnv: ['<rootDir>/jest.setup.ts'],
+  // `@lib/…` for lib/ (__tests__/support/lib-alias.cjs).
+  moduleNameMapper: require('./__tests__/support/lib-alias.cjs'),
   // `npm run test:unit` gives it a worker per core (--maxWorkers=100%), not Jest's default of one
   // fewer, which on a 2-core machine is one and leaves a core idle (58 s on Node 24; 33 s with two).
   testMatch: ['<rootDir>/__tests__/unit/**/*.test.{ts,tsx}'],

@@ -5,7 +5,7 @@
 // visit must be whole: every file and every page's data from the build that made its page
 // (docs/fleet.md).
 import type { Browser, Page } from 'playwright-core';
-import { clientException } from '../../lib/screens/en/client-exception';
+import { clientException } from '@lib/screens/en/client-exception';
 import { type Balancer, startBalancer } from '../support/balancer';
 import { launchBrowser } from '../support/browser';
 import {
@@ -18,8 +18,8 @@ import {
 import { freePort, type RunningServer, startServer } from '../support/server';
 import { until } from '../support/until';
 import { rmSync } from 'node:fs';
-import { VARIABLES } from '../../lib/config/variables';
-import { REFRESH_MS } from '../../lib/fleet/directory';
+import { VARIABLES } from '@lib/config/variables';
+import { REFRESH_MS } from '@lib/fleet/directory';
 
 const FIRST = PARITY_PRODUCTS.find((product) => product.name === 'deployment-id')!;
 /** The deployment each slot's build was made with (support/product-build.ts). */

@@ -4,7 +4,7 @@
 // must never notice: every visit whole, old tabs going on after their build stops, and a file gone
 // everywhere costing one reload, never the error screen (docs/fleet.md).
 import type { Browser, Locator, Page } from 'playwright-core';
-import { clientException } from '../../lib/screens/en/client-exception';
+import { clientException } from '@lib/screens/en/client-exception';
 import { type Balancer, startBalancer } from '../support/balancer';
 import { launchBrowser } from '../support/browser';
 import { buildUnlessKept, plannedEnv } from '../support/builds';

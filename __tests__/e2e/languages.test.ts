@@ -2,7 +2,7 @@
 // memory, the 500 and the 4xx rendered without JavaScript), the browser's by navigator.languages
 // (a client exception), against the test build that adds the fixture pages.
 import type { Browser } from 'playwright-core';
-import { LANGUAGE_COPY } from '../../lib/screens/languages';
+import { LANGUAGE_COPY } from '@lib/screens/languages';
 import { accessibilityViolations } from '../support/axe';
 import { launchBrowser, openWatchedPage } from '../support/browser';
 import { rawRequest } from '../support/http';

@@ -4,7 +4,7 @@ import { rawRequest } from '../support/http';
 import { FIXTURE_DIST } from '../support/paths';
 import { seededRandom } from '../support/seeded-random';
 import { startServer, type RunningServer } from '../support/server';
-import { dependencyChecks } from '../../lib/health/dependencies';
+import { dependencyChecks } from '@lib/health/dependencies';
 
 /** A secret in a query string: it must reach no log line. */
 const SECRET = 'sk_live_5f3e9a7c1b2d4e6f8a0b';

@@ -5,11 +5,11 @@
  * build's worker replaces the old one, two builds side by side do not make a visitor flip between
  * their workers, and SERVICE_WORKER=off takes it away again.
  */
-import { LANGUAGE_COPY } from '../../lib/screens/languages';
+import { LANGUAGE_COPY } from '@lib/screens/languages';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { CACHE_PREFIX } from '../../lib/service-worker/script';
+import { CACHE_PREFIX } from '@lib/service-worker/script';
 import { startBalancer, type Balancer } from '../support/balancer';
 import { launchBrowser, openWatchedPage, type WatchedPage } from '../support/browser';
 import { buildUnlessKept, plannedEnv } from '../support/builds';

@@ -5,8 +5,8 @@
 // move it not at all, and take nothing from its window; none writes a line per request.
 import { connect } from 'node:net';
 import autocannon from 'autocannon';
-import { BEACONS_PER_WINDOW } from '../../lib/http/beacon';
-import { SCRAPE_REUSE_MS } from '../../lib/management/worker';
+import { BEACONS_PER_WINDOW } from '@lib/http/beacon';
+import { SCRAPE_REUSE_MS } from '@lib/management/worker';
 import { rawRequest } from '../support/http';
 import { PRODUCTION_DIST } from '../support/paths';
 import { cpuMs } from '../support/process-cpu';

@@ -8,8 +8,8 @@ import http, { type IncomingMessage, type Server, type ServerResponse } from 'no
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { IDENTITY_PATH } from '../../lib/fleet/paths';
-import { MAX_IN_FLIGHT_PER_PEER, MISSES_KEPT } from '../../lib/fleet/stage';
+import { IDENTITY_PATH } from '@lib/fleet/paths';
+import { MAX_IN_FLIGHT_PER_PEER, MISSES_KEPT } from '@lib/fleet/stage';
 import { FIXTURE_DIST } from '../support/paths';
 import { buildRequest, sendRaw } from '../support/raw-http';
 import { probeReadiness } from '../support/readiness-probe';

@@ -8,7 +8,7 @@ import { rawRequest } from '../support/http';
 import { FIXTURE_DIST } from '../support/paths';
 import { recordResult } from '../support/results';
 import { freePort, type RunningServer, startServer } from '../support/server';
-import type { CheckObservation, HealthReport } from '../../lib/health/types';
+import type { CheckObservation, HealthReport } from '@lib/health/types';
 
 const PROBES = ['/api/health', '/api/health/ready', '/api/health/live'];
 const BURST = 50;

@@ -10,7 +10,7 @@ import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { IDENTITY_PATH, REPORTS_HANDOFF_PATH } from '../../lib/fleet/paths';
+import { IDENTITY_PATH, REPORTS_HANDOFF_PATH } from '@lib/fleet/paths';
 import { rawRequest } from '../support/http';
 import { type Ingest, startIngest } from '../support/ingest';
 import { REPORTING_DIST, ROOT } from '../support/paths';

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { connect, type Socket } from 'node:net';
 import path from 'node:path';
-import { QUERY_MAX_PARAMS } from '../../lib/http/query-bound';
+import { QUERY_MAX_PARAMS } from '@lib/http/query-bound';
 import { cpuMs } from '../support/process-cpu';
 import { PRODUCTION_DIST, ROOT } from '../support/paths';
 import { buildRequest, type RawAnswer, sendRaw } from '../support/raw-http';

@@ -2,7 +2,7 @@
 // the container's 512 MiB limit, readiness keeps answering within a second, and a real report
 // sent afterwards still arrives.
 import { request } from 'node:http';
-import { TUNNEL_DEFAULTS } from '../../lib/reporting/tunnel';
+import { TUNNEL_DEFAULTS } from '@lib/reporting/tunnel';
 import { reportingBuild } from '../support/reporting-build';
 import { type ReportingStack, startReportingStack } from '../support/reporting-stack';
 import { buildRequest, sendRaw } from '../support/raw-http';

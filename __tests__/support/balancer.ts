@@ -6,7 +6,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { haproxyLanguageRules } from '../../lib/error-pages/balancer-pages';
+import { haproxyLanguageRules } from '@lib/error-pages/balancer-pages';
 import { ROOT } from './paths';
 import { freePort } from './server';
 

@@ -1,6 +1,6 @@
 // Debian's Chromium driven by playwright-core (this machine cannot download Playwright's browsers).
 import { type Browser, type BrowserContextOptions, chromium, type Page, type Request } from 'playwright-core';
-import type { SdkLoadedEvent } from '../../lib/reporting/browser/types';
+import type { SdkLoadedEvent } from '@lib/reporting/browser/types';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../scripts/lib/chromium';
 
 export { CHROMIUM_ARGS };

@@ -1,6 +1,6 @@
 // The metrics recorder (lib/metrics/record.ts) as unit tests install it: every method a no-op but
 // those a test watches.
-import type { Recorder } from '../../lib/metrics/record';
+import type { Recorder } from '@lib/metrics/record';
 
 export function recorderWith(watched: Partial<Recorder>): Recorder {
   const none = () => {};

@@ -2,7 +2,7 @@
 // only in the Node runtime: the edge copy `npm run dev` compiles must never load server code.
 const registerServerReporting = jest.fn(async () => {});
 const reportRequestError = jest.fn(async () => {});
-jest.mock('../../lib/reporting/node/next-hooks', () => ({ registerServerReporting, reportRequestError }));
+jest.mock('@lib/reporting/node/next-hooks', () => ({ registerServerReporting, reportRequestError }));
 
 import { onRequestError, register } from '../../instrumentation';
 

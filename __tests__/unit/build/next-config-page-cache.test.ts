@@ -2,7 +2,7 @@
 // server hands Next its handler at start (lib/page-cache/handler.ts), because Next import()s a named
 // handler's file twice on every request; and so a product's own `cacheHandler`, the only one the
 // built config can name, is what tells the server to keep its own closed (lib/server/build-output.ts).
-import { usesShellPageCache } from '../../../lib/server/build-output';
+import { usesShellPageCache } from '@lib/server/build-output';
 import { nextConfigWith } from '../../support/next-config';
 
 describe('next.config and the page cache', () => {

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { BALANCER_STATUSES, haproxyLanguageRules } from '../../../lib/error-pages/balancer-pages';
+import { BALANCER_STATUSES, haproxyLanguageRules } from '@lib/error-pages/balancer-pages';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');

@@ -4,9 +4,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import dockerignore from '@balena/dockerignore';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { readSettings } from '../../../lib/config/settings';
-import { shutdownBudgetMs, shutdownSteps } from '../../../lib/lifecycle/shutdown-budget';
-import { REFRESH_MS } from '../../../lib/fleet/directory';
+import { readSettings } from '@lib/config/settings';
+import { shutdownBudgetMs, shutdownSteps } from '@lib/lifecycle/shutdown-budget';
+import { REFRESH_MS } from '@lib/fleet/directory';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const K8S = path.join(ROOT, 'deploy/kubernetes');

@@ -3,9 +3,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { readSettings } from '../../../lib/config/settings';
-import { recorderSlot, registrySlot } from '../../../lib/metrics/record';
-import { createMetrics } from '../../../lib/metrics/registry';
+import { readSettings } from '@lib/config/settings';
+import { recorderSlot, registrySlot } from '@lib/metrics/record';
+import { createMetrics } from '@lib/metrics/registry';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const K8S = path.join(ROOT, 'deploy/kubernetes');

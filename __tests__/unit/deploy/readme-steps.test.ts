@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { readSettings } from '../../../lib/config/settings';
+import { readSettings } from '@lib/config/settings';
 
 const ROOT = path.resolve(__dirname, '../../..');
 

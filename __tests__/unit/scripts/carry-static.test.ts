@@ -13,7 +13,7 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import ts from 'typescript';
-import { CARRIED_MANIFEST } from '../../../lib/fleet/carried';
+import { CARRIED_MANIFEST } from '@lib/fleet/carried';
 import { carryStatic } from '../../../scripts/carry-static';
 import { writeFiles } from '../../support/files';
 import { ROOT } from '../../support/paths';

@@ -1,8 +1,8 @@
 /** @jest-environment @stryker-mutator/jest-runner/jest-env/jsdom */
 import { render, screen, waitFor } from '@testing-library/react';
 import { ClientExceptionScreen } from '../../../../components/error-screen/ClientExceptionScreen';
-import { common as french } from '../../../../lib/screens/fr/common';
-import { clientException as frenchScreen } from '../../../../lib/screens/fr/client-exception';
+import { common as french } from '@lib/screens/fr/common';
+import { clientException as frenchScreen } from '@lib/screens/fr/client-exception';
 
 jest.mock('next/head', () => ({
   __esModule: true,

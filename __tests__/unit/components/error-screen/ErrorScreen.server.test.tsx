@@ -1,7 +1,7 @@
 // What the error screens are before any JavaScript runs: the HTML the server sends, which is all a
 // visitor with JavaScript off ever gets. Rendered with React's server renderer, as Next does.
 import type { ErrorScreen as ErrorScreenComponent } from '../../../../components/error-screen/ErrorScreen';
-import type { ScreenCopy } from '../../../../lib/screens/types';
+import type { ScreenCopy } from '@lib/screens/types';
 
 const KINDS = ['not-found', 'bad-request', 'server-error', 'client-exception'] as const;
 
@@ -22,10 +22,10 @@ function load(env: Record<string, string>) {
       renderToString: require('react-dom/server').renderToString,
       ErrorScreen: require('../../../../components/error-screen/ErrorScreen').ErrorScreen,
       copies: {
-        'not-found': require('../../../../lib/screens/en/not-found').notFound,
-        'bad-request': require('../../../../lib/screens/en/bad-request').badRequest,
-        'server-error': require('../../../../lib/screens/en/server-error').serverError,
-        'client-exception': require('../../../../lib/screens/en/client-exception').clientException,
+        'not-found': require('@lib/screens/en/not-found').notFound,
+        'bad-request': require('@lib/screens/en/bad-request').badRequest,
+        'server-error': require('@lib/screens/en/server-error').serverError,
+        'client-exception': require('@lib/screens/en/client-exception').clientException,
       },
     };
   });

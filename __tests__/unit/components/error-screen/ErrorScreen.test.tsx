@@ -2,12 +2,12 @@
 import { render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { ErrorScreen } from '../../../../components/error-screen/ErrorScreen';
-import { badRequest } from '../../../../lib/screens/en/bad-request';
-import { clientException } from '../../../../lib/screens/en/client-exception';
-import { common } from '../../../../lib/screens/en/common';
-import { notFound } from '../../../../lib/screens/en/not-found';
-import { serverError } from '../../../../lib/screens/en/server-error';
-import type { ScreenCopy } from '../../../../lib/screens/types';
+import { badRequest } from '@lib/screens/en/bad-request';
+import { clientException } from '@lib/screens/en/client-exception';
+import { common } from '@lib/screens/en/common';
+import { notFound } from '@lib/screens/en/not-found';
+import { serverError } from '@lib/screens/en/server-error';
+import type { ScreenCopy } from '@lib/screens/types';
 import { titleText } from '../../support/render-with-head';
 
 jest.mock('next/head', () => ({

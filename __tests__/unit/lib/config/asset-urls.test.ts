@@ -1,4 +1,4 @@
-import { assetBase, assetQuery, assetUrl } from '../../../../lib/config/asset-urls';
+import { assetBase, assetQuery, assetUrl } from '@lib/config/asset-urls';
 
 describe('a build file’s URL, as Next writes it into a page', () => {
   it.each([

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { buildTimeEnv } from '../../../../lib/config/build-time';
+import { buildTimeEnv } from '@lib/config/build-time';
 
 const DSN = 'https://abc123@o1.ingest.example.io/42';
 let root: string;

@@ -1,13 +1,8 @@
 // The checks the table of variables is made of, at their edges, and what each refusal says.
-import {
-  buildDsn,
-  sentryEnvironment,
-  tracesSampleRate,
-  tunnelPath,
-} from '../../../../lib/config/build-values';
-import { cell } from '../../../../lib/config/reference';
-import { ConfigurationError } from '../../../../lib/config/configuration-error';
-import { decimal, dsn, folderList, VARIABLES, wholeNumber } from '../../../../lib/config/variables';
+import { buildDsn, sentryEnvironment, tracesSampleRate, tunnelPath } from '@lib/config/build-values';
+import { cell } from '@lib/config/reference';
+import { ConfigurationError } from '@lib/config/configuration-error';
+import { decimal, dsn, folderList, VARIABLES, wholeNumber } from '@lib/config/variables';
 
 describe('wholeNumber and decimal take both ends of their range', () => {
   it.each([

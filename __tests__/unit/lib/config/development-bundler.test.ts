@@ -6,7 +6,7 @@ import {
   turbopackInDevelopment,
   turbopackRoot,
   webpackInDevelopmentLine,
-} from '../../../../lib/config/development-bundler';
+} from '@lib/config/development-bundler';
 
 const NONE = { reporting: false, fixtures: false, askedForWebpack: false };
 

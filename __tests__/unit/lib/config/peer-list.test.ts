@@ -1,5 +1,5 @@
 // FLEET_PEERS, one rule at a time: what each refused entry is told, and the edges of each bound.
-import { MAX_PEER_SOURCES, peerList } from '../../../../lib/config/peer-list';
+import { MAX_PEER_SOURCES, peerList } from '@lib/config/peer-list';
 
 const parse = (raw: string) => peerList.parse(raw);
 

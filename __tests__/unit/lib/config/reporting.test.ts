@@ -1,5 +1,5 @@
-import { readReportingConfig } from '../../../../lib/config/reporting';
-import { readVariable } from '../../../../lib/config/variables';
+import { readReportingConfig } from '@lib/config/reporting';
+import { readVariable } from '@lib/config/variables';
 
 const DSN = 'https://abc123@o1.ingest.example.io/42';
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { readSettings, settings, settingsSlot, thresholdsOf } from '../../../../lib/config/settings';
-import { VARIABLES } from '../../../../lib/config/variables';
+import { readSettings, settings, settingsSlot, thresholdsOf } from '@lib/config/settings';
+import { VARIABLES } from '@lib/config/variables';
 import { REFUSED } from '../../../support/refused-values';
 
 const DSN = 'https://abc123@o1.ingest.example.io/42';

@@ -2,8 +2,8 @@
 // variable the code reads is in it, and every row's check refuses a bad value.
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { renderEnvExample, renderReference } from '../../../../lib/config/reference';
-import { readVariable, VARIABLES, type Variable } from '../../../../lib/config/variables';
+import { renderEnvExample, renderReference } from '@lib/config/reference';
+import { readVariable, VARIABLES, type Variable } from '@lib/config/variables';
 import { REFUSED } from '../../../support/refused-values';
 import { shellSources } from '../../../support/shell-sources';
 

@@ -1,6 +1,6 @@
 // Every URL in a printed text without its user, password, query and fragment.
-import { readSettings } from '../../../../lib/config/settings';
-import { withoutUrlSecrets } from '../../../../lib/config/without-url-secrets';
+import { readSettings } from '@lib/config/settings';
+import { withoutUrlSecrets } from '@lib/config/without-url-secrets';
 
 describe('withoutUrlSecrets', () => {
   it.each([

@@ -1,15 +1,15 @@
-import { common as arabic } from '../../../../lib/screens/ar/common';
-import { unavailable as arabicUnavailable } from '../../../../lib/screens/ar/unavailable';
-import { common } from '../../../../lib/screens/en/common';
-import { unavailable } from '../../../../lib/screens/en/unavailable';
+import { common as arabic } from '@lib/screens/ar/common';
+import { unavailable as arabicUnavailable } from '@lib/screens/ar/unavailable';
+import { common } from '@lib/screens/en/common';
+import { unavailable } from '@lib/screens/en/unavailable';
 import {
   BALANCER_STATUSES,
   ERRORFILE_MAX_BYTES,
   haproxyErrorFile,
   haproxyLanguageRules,
   RETRY_SECONDS,
-} from '../../../../lib/error-pages/balancer-pages';
-import { escapeHtml, inlineText, staticScreenDocument } from '../../../../lib/error-pages/static-screen';
+} from '@lib/error-pages/balancer-pages';
+import { escapeHtml, inlineText, staticScreenDocument } from '@lib/error-pages/static-screen';
 import { screenMarkup as markup } from '../../../../components/error-screen/markup';
 
 const CSS = '.es-main{max-width:40rem}';

@@ -1,6 +1,6 @@
-import { LANGUAGE_COPY } from '../../../../lib/screens/languages';
+import { LANGUAGE_COPY } from '@lib/screens/languages';
 import { screenMarkup as markup } from '../../../../components/error-screen/markup';
-import { htmlStartTag, notFoundDocument } from '../../../../lib/error-pages/not-found-pages';
+import { htmlStartTag, notFoundDocument } from '@lib/error-pages/not-found-pages';
 import { NOT_FOUND_BODY, NOT_FOUND_HEADS } from './__fixtures__/next-404-heads';
 
 // The shape of the 404.html Next prerenders from pages/404.tsx and _document (its head trimmed).

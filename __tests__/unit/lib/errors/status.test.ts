@@ -1,4 +1,4 @@
-import { errorKindFor, statusFromContext } from '../../../../lib/errors/status';
+import { errorKindFor, statusFromContext } from '@lib/errors/status';
 
 describe('statusFromContext', () => {
   it("takes the response's status first, as Next documents it for _error", () => {

@@ -1,4 +1,4 @@
-import { isSafeRelative, parseManifest, planCarry } from '../../../../lib/fleet/carried';
+import { isSafeRelative, parseManifest, planCarry } from '@lib/fleet/carried';
 
 const DAY = 24 * 60 * 60 * 1000;
 const NOW = Date.parse('2026-11-25T12:00:00Z');

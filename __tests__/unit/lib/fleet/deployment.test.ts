@@ -1,4 +1,4 @@
-import { DEPLOYMENT_HEADER, fleetBuildName, namedDeployment } from '../../../../lib/fleet/deployment';
+import { DEPLOYMENT_HEADER, fleetBuildName, namedDeployment } from '@lib/fleet/deployment';
 
 describe('namedDeployment: the build a request names by Next’s deployment id', () => {
   it.each([

@@ -9,8 +9,9 @@ import {
   PEER_BACKOFF_MS,
   REFRESH_MS,
   UNKNOWN_BUILD_REFRESH_MS,
-} from '../../../../lib/fleet/directory';
-import { IDENTITY_PATH } from '../../../../lib/fleet/paths';
+} from '@lib/fleet/directory';
+import { IDENTITY_PATH } from '@lib/fleet/paths';
+import { until } from '../../../support/until';
 
 const SELF: Identity = { build: 'buildNew', instance: 'instanceSelf' };
 const servers: Server[] = [];
@@ -41,11 +42,6 @@ function directory(bases: string[], clock = { ms: 1_000_000 }, maxInFlight = 2):
   directories.push(made);
   return made;
 }
-
-const until = async (done: () => boolean, ms = 3000) => {
-  const end = Date.now() + ms;
-  while (!done() && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 10));
-};
 
 afterEach(async () => {
   for (const made of directories.splice(0)) made.stop();

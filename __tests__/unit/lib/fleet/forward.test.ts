@@ -3,9 +3,10 @@
 import http, { type Server } from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import type { Peer } from '../../../../lib/fleet/directory';
-import { type FetchOutcome, fetchFromPeer } from '../../../../lib/fleet/forward';
-import { HOP_HEADER } from '../../../../lib/fleet/paths';
+import type { Peer } from '@lib/fleet/directory';
+import { type FetchOutcome, fetchFromPeer } from '@lib/fleet/forward';
+import { HOP_HEADER } from '@lib/fleet/paths';
+import { until } from '../../../support/until';
 
 const closers: (() => void)[] = [];
 
@@ -330,11 +331,6 @@ describe('a peer’s connection', () => {
     visitor.destroy();
   });
 });
-
-async function until(done: () => boolean, ms = 3000) {
-  const end = Date.now() + ms;
-  while (!done() && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 10));
-}
 
 describe('why a fetch failed, for the operator’s line', () => {
   it.each([

@@ -1,8 +1,8 @@
 import http, { type Server } from 'node:http';
 import { recorderWith } from '../../../support/recorder';
 import type { AddressInfo } from 'node:net';
-import { answerLostFileBeacon } from '../../../../lib/fleet/lost-file-beacon';
-import { recorderSlot } from '../../../../lib/metrics/record';
+import { answerLostFileBeacon } from '@lib/fleet/lost-file-beacon';
+import { recorderSlot } from '@lib/metrics/record';
 import { rawRequest } from '../../../support/http';
 
 let server: Server;

@@ -1,10 +1,4 @@
-import {
-  isBuildId,
-  MAX_NAME_LENGTH,
-  servedPrefixes,
-  wantedFile,
-  withoutPrefix,
-} from '../../../../lib/fleet/names';
+import { isBuildId, MAX_NAME_LENGTH, servedPrefixes, wantedFile, withoutPrefix } from '@lib/fleet/names';
 
 describe('which build file a path asks for', () => {
   it.each([

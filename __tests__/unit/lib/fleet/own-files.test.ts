@@ -2,7 +2,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { readOwnFiles } from '../../../../lib/fleet/own-files';
+import { readOwnFiles } from '@lib/fleet/own-files';
 
 let folder: string;
 beforeEach(() => {

@@ -1,5 +1,5 @@
 // Where the shell answers for itself: under /_next/, where no page of the product can be routed.
-import { HOP_HEADER, IDENTITY_PATH, LOST_FILE_PATH, REPORTS_HANDOFF_PATH } from '../../../../lib/fleet/paths';
+import { HOP_HEADER, IDENTITY_PATH, LOST_FILE_PATH, REPORTS_HANDOFF_PATH } from '@lib/fleet/paths';
 
 it.each([
   ['the identity path', IDENTITY_PATH],

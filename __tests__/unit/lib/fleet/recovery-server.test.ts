@@ -1,5 +1,5 @@
 // The recovery on the server: Next's server bundle has a webpack runtime too, but no page to reload.
-import { recoverLostAssets } from '../../../../lib/fleet/recovery';
+import { recoverLostAssets } from '@lib/fleet/recovery';
 
 const global = globalThis as unknown as { __webpack_require__?: { e: () => Promise<unknown> } };
 

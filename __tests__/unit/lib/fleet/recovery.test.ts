@@ -1,5 +1,5 @@
 /** @jest-environment @stryker-mutator/jest-runner/jest-env/jsdom */
-import type * as Recovery from '../../../../lib/fleet/recovery';
+import type * as Recovery from '@lib/fleet/recovery';
 
 type Runtime = { e?: (chunkId: string | number) => Promise<unknown> };
 const global = globalThis as unknown as { __webpack_require__?: Runtime };
@@ -12,7 +12,7 @@ let beacon: jest.Mock;
 function loadRecovery() {
   // require(), not import: each document gets its own copy, inside isolateModules.
   jest.isolateModules(() => {
-    recovery = require('../../../../lib/fleet/recovery') as typeof Recovery; // eslint-disable-line @typescript-eslint/no-require-imports
+    recovery = require('@lib/fleet/recovery') as typeof Recovery; // eslint-disable-line @typescript-eslint/no-require-imports
   });
   recovery.pageActions.reload = reload;
   recovery.pageActions.beacon = beacon;

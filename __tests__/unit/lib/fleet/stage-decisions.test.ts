@@ -3,16 +3,16 @@
 // long, and what it answers when something inside it fails.
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Directory, Peer } from '../../../../lib/fleet/directory';
-import { HOP_HEADER, IDENTITY_PATH } from '../../../../lib/fleet/paths';
+import type { Directory, Peer } from '@lib/fleet/directory';
+import { HOP_HEADER, IDENTITY_PATH } from '@lib/fleet/paths';
 import {
   createFleet,
   type FleetOptions,
   MAX_BUILDS_ASKED,
   MISS_KEPT_MS,
   MISSES_KEPT,
-} from '../../../../lib/fleet/stage';
-import { recorderSlot } from '../../../../lib/metrics/record';
+} from '@lib/fleet/stage';
+import { recorderSlot } from '@lib/metrics/record';
 import { recorderWith } from '../../../support/recorder';
 
 const SELF = { build: 'buildNew', instance: 'instanceSelf' };

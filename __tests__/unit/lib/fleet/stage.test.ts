@@ -9,16 +9,10 @@ import {
   type Identity,
   PEER_BACKOFF_MS,
   UNKNOWN_BUILD_REFRESH_MS,
-} from '../../../../lib/fleet/directory';
-import { HOP_HEADER, IDENTITY_PATH } from '../../../../lib/fleet/paths';
-import {
-  createFleet,
-  type Fleet,
-  MAX_FILE_BYTES,
-  MISS_KEPT_MS,
-  MISSES_KEPT,
-} from '../../../../lib/fleet/stage';
-import { recorderSlot } from '../../../../lib/metrics/record';
+} from '@lib/fleet/directory';
+import { HOP_HEADER, IDENTITY_PATH } from '@lib/fleet/paths';
+import { createFleet, type Fleet, MAX_FILE_BYTES, MISS_KEPT_MS, MISSES_KEPT } from '@lib/fleet/stage';
+import { recorderSlot } from '@lib/metrics/record';
 import { rawRequest } from '../../../support/http';
 import { until } from '../../../support/until';
 

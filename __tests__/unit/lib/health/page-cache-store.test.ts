@@ -1,8 +1,4 @@
-import {
-  pageCacheChecks,
-  pageCacheStoreCheck,
-  pageCacheStoreSlot,
-} from '../../../../lib/health/page-cache-store';
+import { pageCacheChecks, pageCacheStoreCheck, pageCacheStoreSlot } from '@lib/health/page-cache-store';
 
 afterEach(() => pageCacheStoreSlot.clear());
 

@@ -1,5 +1,5 @@
-import { createSampler, eventLoopCheck, heapCheck } from '../../../../lib/health/process-checks';
-import type { ProcessSample } from '../../../../lib/health/types';
+import { createSampler, eventLoopCheck, heapCheck } from '@lib/health/process-checks';
+import type { ProcessSample } from '@lib/health/types';
 
 beforeEach(() => jest.useFakeTimers({ now: new Date('2026-11-22T12:00:00.000Z') }));
 afterEach(() => jest.useRealTimers());

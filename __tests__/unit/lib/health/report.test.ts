@@ -1,14 +1,9 @@
-import { eventLoopCheck, heapCheck } from '../../../../lib/health/process-checks';
-import {
-  defaultSources,
-  healthReport,
-  lastStatusSlot,
-  type ReportSources,
-} from '../../../../lib/health/report';
-import { pageCacheStoreSlot } from '../../../../lib/health/page-cache-store';
-import { runCheck } from '../../../../lib/health/run-checks';
-import type { HealthCheck, HealthStatus, SampledCheck } from '../../../../lib/health/types';
-import { resetLifecycle } from '../../../../lib/lifecycle/state';
+import { eventLoopCheck, heapCheck } from '@lib/health/process-checks';
+import { defaultSources, healthReport, lastStatusSlot, type ReportSources } from '@lib/health/report';
+import { pageCacheStoreSlot } from '@lib/health/page-cache-store';
+import { runCheck } from '@lib/health/run-checks';
+import type { HealthCheck, HealthStatus, SampledCheck } from '@lib/health/types';
+import { resetLifecycle } from '@lib/lifecycle/state';
 
 const NOW = new Date('2026-11-22T12:00:00.000Z');
 const SAMPLE = { eventLoopDelayP99Ms: 3, heapUsedRatio: 0.5, sampledAt: NOW, sequence: 1 };

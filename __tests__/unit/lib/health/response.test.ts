@@ -1,6 +1,6 @@
-import type { Probe } from '../../../../lib/health/report';
-import { ALLOWED_METHODS, HEALTH_CONTENT_TYPE, probeResponse } from '../../../../lib/health/response';
-import type { HealthReport } from '../../../../lib/health/types';
+import type { Probe } from '@lib/health/report';
+import { ALLOWED_METHODS, HEALTH_CONTENT_TYPE, probeResponse } from '@lib/health/response';
+import type { HealthReport } from '@lib/health/types';
 
 const report = (status: HealthReport['status']): HealthReport => ({
   status,

@@ -2,16 +2,16 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import type { NextApiRequest, NextApiResponse } from 'next';
-import { healthReport, PROBE_PATHS } from '../../../../lib/health/report';
-import { healthStage } from '../../../../lib/health/stage';
-import { enterPhase, resetLifecycle } from '../../../../lib/lifecycle/state';
-import { samplerSlot } from '../../../../lib/health/process-checks';
+import { healthReport, PROBE_PATHS } from '@lib/health/report';
+import { healthStage } from '@lib/health/stage';
+import { enterPhase, resetLifecycle } from '@lib/lifecycle/state';
+import { samplerSlot } from '@lib/health/process-checks';
 import overall from '../../../../pages/api/health/index';
 import live from '../../../../pages/api/health/live';
 import ready from '../../../../pages/api/health/ready';
 
 // The shell's routes, whatever checks a product registers (they would reach real services here).
-jest.mock('../../../../lib/health/dependencies', () => ({ dependencyChecks: [] }));
+jest.mock('@lib/health/dependencies', () => ({ dependencyChecks: [] }));
 
 let servers: Server[];
 /** Where each answerer listens. */

@@ -5,8 +5,8 @@ import {
   runChecks,
   sharedCheckRunner,
   worstStatus,
-} from '../../../../lib/health/run-checks';
-import type { CheckObservation, HealthCheck, HealthStatus } from '../../../../lib/health/types';
+} from '@lib/health/run-checks';
+import type { CheckObservation, HealthCheck, HealthStatus } from '@lib/health/types';
 
 function check(name: string, status: HealthStatus, { critical = true, timeoutMs = 200 } = {}): HealthCheck {
   return { name, componentType: 'component', critical, timeoutMs, run: () => ({ status }) };

@@ -3,13 +3,8 @@
 import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
-import {
-  BEACON_WINDOW_MS,
-  BEACONS_PER_WINDOW,
-  createBeacons,
-  type BeaconAnswer,
-} from '../../../../lib/http/beacon';
-import { recorderSlot } from '../../../../lib/metrics/record';
+import { BEACON_WINDOW_MS, BEACONS_PER_WINDOW, createBeacons, type BeaconAnswer } from '@lib/http/beacon';
+import { recorderSlot } from '@lib/metrics/record';
 import { rawRequest } from '../../../support/http';
 import { recorderWith } from '../../../support/recorder';
 import { until } from '../../../support/until';

@@ -3,7 +3,7 @@
 // agree with two references: a model (same host ignoring case, same port once a missing one is
 // the scheme's default) and the WHATWG URL parser's own origins.
 import fc from 'fast-check';
-import { crossSiteReason } from '../../../../lib/http/cross-site';
+import { crossSiteReason } from '@lib/http/cross-site';
 
 const DEFAULT_PORT = { 'http:': 80, 'https:': 443 } as const;
 type Scheme = keyof typeof DEFAULT_PORT;

@@ -1,6 +1,6 @@
 // Whose page a request says it comes from: the tunnel's rule (another site refused, a client with
 // neither header let through) and the beacons' stricter one (only this site's page proven).
-import { crossSiteReason, sameOriginReason } from '../../../../lib/http/cross-site';
+import { crossSiteReason, sameOriginReason } from '@lib/http/cross-site';
 
 describe('an Origin against the Host', () => {
   it.each([

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { giveDevelopmentNonce } from '../../../../lib/http/development-nonce';
-import { contentSecurityPolicy, type HeaderOptions } from '../../../../lib/http/security-headers';
+import { giveDevelopmentNonce } from '@lib/http/development-nonce';
+import { contentSecurityPolicy, type HeaderOptions } from '@lib/http/security-headers';
 
 /** A request and a response as far as the nonce touches them, each with a policy already set. */
 function answer(url: string, options?: HeaderOptions) {

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
-import { answerThenDiscard, type LingerLimits } from '../../../../lib/http/linger';
+import { answerThenDiscard, type LingerLimits } from '@lib/http/linger';
 
 let server: Server;
 let limits: LingerLimits;

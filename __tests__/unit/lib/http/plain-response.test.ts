@@ -7,8 +7,8 @@ import {
   sendPlain,
   SOCKET_LINGER_MS,
   writePlainToSocket,
-} from '../../../../lib/http/plain-response';
-import { securityHeaders } from '../../../../lib/http/security-headers';
+} from '@lib/http/plain-response';
+import { securityHeaders } from '@lib/http/security-headers';
 
 describe('plainResponseBytes', () => {
   it('is a whole HTTP/1.1 response that closes, with the security headers and an exact length', () => {

@@ -2,8 +2,8 @@
 // head), writeHead with an object, with a flat list, with a status message.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { keepErrorAnswersPrivate } from '../../../../lib/http/private-errors';
-import { ShellResponse } from '../../../../lib/server/shell-response';
+import { keepErrorAnswersPrivate } from '@lib/http/private-errors';
+import { ShellResponse } from '@lib/server/shell-response';
 import { rawRequest } from '../../../support/http';
 
 let server: http.Server;

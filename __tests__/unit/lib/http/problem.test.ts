@@ -1,9 +1,9 @@
 import { createServer, IncomingMessage, type Server, ServerResponse } from 'node:http';
 import { type AddressInfo, Socket } from 'node:net';
-import { PROBLEM_CONTENT_TYPE, sendProblem } from '../../../../lib/http/problem';
-import { applyProductHeaders } from '../../../../lib/http/product-headers';
-import { securityHeaders } from '../../../../lib/http/security-headers';
-import { ShellResponse } from '../../../../lib/server/shell-response';
+import { PROBLEM_CONTENT_TYPE, sendProblem } from '@lib/http/problem';
+import { applyProductHeaders } from '@lib/http/product-headers';
+import { securityHeaders } from '@lib/http/security-headers';
+import { ShellResponse } from '@lib/server/shell-response';
 
 let server: Server;
 let base: string;

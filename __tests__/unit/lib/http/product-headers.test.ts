@@ -5,7 +5,7 @@ import { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ShellResponse } from '../../../../lib/server/shell-response';
+import { ShellResponse } from '@lib/server/shell-response';
 import loadCustomRoutes, { type Header } from 'next/dist/lib/load-custom-routes';
 import {
   applyProductHeaders,
@@ -15,7 +15,7 @@ import {
   type ProductHeaders,
   readProductHeaders,
   takenBack,
-} from '../../../../lib/http/product-headers';
+} from '@lib/http/product-headers';
 
 type Config = Parameters<typeof loadCustomRoutes>[0];
 

@@ -1,4 +1,4 @@
-import { boundQuery, countParams, isApiPath, QUERY_MAX_PARAMS } from '../../../../lib/http/query-bound';
+import { boundQuery, countParams, isApiPath, QUERY_MAX_PARAMS } from '@lib/http/query-bound';
 
 describe('countParams', () => {
   it.each([

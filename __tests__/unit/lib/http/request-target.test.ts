@@ -1,4 +1,4 @@
-import { parseRequestTarget } from '../../../../lib/http/request-target';
+import { parseRequestTarget } from '@lib/http/request-target';
 
 describe('parseRequestTarget', () => {
   it.each([

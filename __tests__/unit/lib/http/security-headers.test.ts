@@ -7,7 +7,7 @@ import {
   securityHeaderSetter,
   setDefaults,
   setMissingDefaults,
-} from '../../../../lib/http/security-headers';
+} from '@lib/http/security-headers';
 
 /** One directive's values, by name ('' when the policy has none of that name). */
 function directive(policy: string, name: string): string {

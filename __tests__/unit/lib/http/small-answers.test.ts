@@ -1,9 +1,9 @@
 // The small helpers every stage answers with: each promise their comments make, tested directly.
 import type { ServerResponse } from 'node:http';
-import { acceptsGzip } from '../../../../lib/http/accept-encoding';
-import { problemBody, sendProblem } from '../../../../lib/http/problem';
-import { sameOriginPath } from '../../../../lib/http/same-origin-path';
-import { addVary } from '../../../../lib/http/vary';
+import { acceptsGzip } from '@lib/http/accept-encoding';
+import { problemBody, sendProblem } from '@lib/http/problem';
+import { sameOriginPath } from '@lib/http/same-origin-path';
+import { addVary } from '@lib/http/vary';
 
 function fakeResponse(prior?: { headersSent?: boolean; destroyed?: boolean }) {
   const res = {

@@ -6,7 +6,7 @@
 import http, { type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { once } from 'node:events';
-import { transferCodingIsReadable } from '../../../../lib/http/transfer-coding';
+import { transferCodingIsReadable } from '@lib/http/transfer-coding';
 import { seededRandom } from '../../../support/seeded-random';
 
 const SEED = 9112;

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { PassThrough } from 'node:stream';
-import { createUploadBudget, readUpload, uploadDeadlineMs } from '../../../../lib/http/upload';
+import { createUploadBudget, readUpload, uploadDeadlineMs } from '@lib/http/upload';
 
 describe('createUploadBudget', () => {
   it('takes bytes while they fit, and never more than its size, however they are split', () => {

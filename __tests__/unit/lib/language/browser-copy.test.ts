@@ -1,12 +1,12 @@
 // The loader that asks for the visitor's words once a page has loaded. In Node (the server's
 // render of every page) there is no page to wait for, and it must ask nothing.
-import { WORDS_PATH } from '../../../../lib/language/paths';
+import { WORDS_PATH } from '@lib/language/paths';
 
-type Loader = typeof import('../../../../lib/language/browser-copy');
+type Loader = typeof import('@lib/language/browser-copy');
 const freshLoader = () => {
   let loader: Loader | undefined;
   jest.isolateModules(() => {
-    loader = jest.requireActual<Loader>('../../../../lib/language/browser-copy');
+    loader = jest.requireActual<Loader>('@lib/language/browser-copy');
   });
   return loader!;
 };

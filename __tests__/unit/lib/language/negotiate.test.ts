@@ -1,5 +1,5 @@
-import { ACCEPT_HEADER_MAX_CHARS, boundedHeader } from '../../../../lib/http/accept-bound';
-import { negotiateLanguage } from '../../../../lib/language/negotiate';
+import { ACCEPT_HEADER_MAX_CHARS, boundedHeader } from '@lib/http/accept-bound';
+import { negotiateLanguage } from '@lib/language/negotiate';
 
 const OFFERED = ['en', 'fr', 'de', 'es', 'ar'];
 const pick = (header: string | undefined) => negotiateLanguage(header, OFFERED, 'en');

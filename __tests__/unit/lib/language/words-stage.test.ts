@@ -1,7 +1,7 @@
 import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { languagesParameter, listAsHeader } from '../../../../lib/language/list-as-header';
-import { wordsStage } from '../../../../lib/language/words-stage';
+import { languagesParameter, listAsHeader } from '@lib/language/list-as-header';
+import { wordsStage } from '@lib/language/words-stage';
 import { rawRequest } from '../../../support/http';
 
 let server: Server;

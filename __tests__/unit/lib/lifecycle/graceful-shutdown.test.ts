@@ -5,9 +5,9 @@ import {
   installGracefulShutdown,
   type RequestCounter,
   type ShutdownOptions,
-} from '../../../../lib/lifecycle/graceful-shutdown';
-import { beforeExit, currentPhase, enterPhase } from '../../../../lib/lifecycle/state';
-import { resetLifecycle } from '../../../../lib/lifecycle/state';
+} from '@lib/lifecycle/graceful-shutdown';
+import { beforeExit, currentPhase, enterPhase } from '@lib/lifecycle/state';
+import { resetLifecycle } from '@lib/lifecycle/state';
 
 let server: Server;
 /** The count the server keeps, as lib/server/pipeline.ts keeps it. */

@@ -5,7 +5,7 @@ import {
   IN_FLIGHT_POLL_MS,
   shutdownBudgetMs,
   shutdownSteps,
-} from '../../../../lib/lifecycle/shutdown-budget';
+} from '@lib/lifecycle/shutdown-budget';
 
 const settings = { drainMs: 1000, shutdownTimeoutMs: 3000, reportHandoffTimeoutMs: 700 };
 

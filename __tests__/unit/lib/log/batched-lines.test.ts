@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { Writable } from 'node:stream';
 import path from 'node:path';
 import { buildSync } from 'esbuild';
-import { BATCH_MAX_CHARS, guardedDestination } from '../../../../lib/log/destination';
-import { batchLogLines, log } from '../../../../lib/log/logger';
+import { BATCH_MAX_CHARS, guardedDestination } from '@lib/log/destination';
+import { batchLogLines, log } from '@lib/log/logger';
 import { ROOT } from '../../../support/paths';
 
 /** A stream that keeps each write it is given, as one text. */

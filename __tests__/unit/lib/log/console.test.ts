@@ -1,8 +1,8 @@
 import { EventEmitter } from 'node:events';
 import { runInNewContext } from 'node:vm';
-import { captureConsole, HOLD_MS, MAX_HELD, plainText } from '../../../../lib/log/console';
-import { causeChain, errorFields, MAX_CAUSE_DEPTH } from '../../../../lib/log/logger';
-import { noteLogged } from '../../../../lib/log/logged-errors';
+import { captureConsole, HOLD_MS, MAX_HELD, plainText } from '@lib/log/console';
+import { causeChain, errorFields, MAX_CAUSE_DEPTH } from '@lib/log/logger';
+import { noteLogged } from '@lib/log/logged-errors';
 
 describe('captureConsole', () => {
   let stdout: jest.SpyInstance;

@@ -1,4 +1,4 @@
-import { noteLogged, wasLogged } from '../../../../lib/log/logged-errors';
+import { noteLogged, wasLogged } from '@lib/log/logged-errors';
 
 describe('errors that have a log line of their own', () => {
   it('are the objects noted, and no others', () => {

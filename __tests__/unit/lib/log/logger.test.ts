@@ -1,6 +1,6 @@
-import { guardStream, writeGuarded } from '../../../../lib/log/destination';
-import { log, logEnabled, setLogLevel } from '../../../../lib/log/logger';
-import { processSlot } from '../../../../lib/process/slots';
+import { guardStream, writeGuarded } from '@lib/log/destination';
+import { log, logEnabled, setLogLevel } from '@lib/log/logger';
+import { processSlot } from '@lib/process/slots';
 
 afterEach(() => {
   jest.restoreAllMocks();
@@ -172,9 +172,7 @@ describe('the logger', () => {
     setLogLevel('debug');
     expect(processSlot<{ level: string }>('logger').read()?.level).toBe('debug');
     jest.isolateModules(() => {
-      const copy = jest.requireActual<typeof import('../../../../lib/log/logger')>(
-        '../../../../lib/log/logger',
-      );
+      const copy = jest.requireActual<typeof import('@lib/log/logger')>('@lib/log/logger');
       expect(copy.logEnabled('debug')).toBe(true);
       copy.setLogLevel('warn');
     });

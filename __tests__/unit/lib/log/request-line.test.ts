@@ -1,6 +1,6 @@
 // The request line is made by hand (lib/log/logger.ts `logRequest`), for its cost: it must be the
 // very text pino writes for `log(level, 'http.request', fields)`, whatever the fields hold.
-import { log, logRequest, QUOTED_KEPT, quotedKept, type RequestLine } from '../../../../lib/log/logger';
+import { log, logRequest, QUOTED_KEPT, quotedKept, type RequestLine } from '@lib/log/logger';
 
 /** What the logger writes to stdout and stderr while `act` runs, the time of each line masked. */
 function written(act: () => void): string[] {

@@ -4,8 +4,8 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { until } from '../../../support/until';
-import { decideLive, decideReady } from '../../../../lib/management/decide';
-import { heartbeatIn } from '../../../../lib/management/heartbeat';
+import { decideLive, decideReady } from '@lib/management/decide';
+import { heartbeatIn } from '@lib/management/heartbeat';
 import {
   decider,
   isCrashLoop,
@@ -15,7 +15,7 @@ import {
   scrapeAnswer,
   startManagement,
   type ManagementOptions,
-} from '../../../../lib/management/listener';
+} from '@lib/management/listener';
 import {
   type ManagementMessage,
   type ManagementWorkerData,
@@ -23,7 +23,7 @@ import {
   scraper,
   serveFromWorker,
   type MetricsText,
-} from '../../../../lib/management/worker';
+} from '@lib/management/worker';
 import { MessageChannel } from 'node:worker_threads';
 import http from 'node:http';
 

@@ -1,11 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import {
-  followNextMatch,
-  matchedPage,
-  methodLabel,
-  nextRoute,
-  ROUTES,
-} from '../../../../lib/metrics/http-route';
+import { followNextMatch, matchedPage, methodLabel, nextRoute, ROUTES } from '@lib/metrics/http-route';
 
 const PUBLIC = new Set(['/favicon.ico', '/robots.txt']);
 

@@ -1,8 +1,8 @@
 // The request histogram's label sets kept (lib/metrics/kept-labels.ts): what /metrics renders must be
 // what prom-client's own observe makes of the same observations, whatever the values and label sets.
 import { Histogram, Registry } from 'prom-client';
-import { KEPT_LABEL_SETS, keptObserve } from '../../../../lib/metrics/kept-labels';
-import { DURATION_BUCKETS } from '../../../../lib/metrics/registry';
+import { KEPT_LABEL_SETS, keptObserve } from '@lib/metrics/kept-labels';
+import { DURATION_BUCKETS } from '@lib/metrics/registry';
 
 type Label = 'http_request_method' | 'http_route' | 'http_response_status_code';
 

@@ -1,5 +1,5 @@
-import type { HealthReport } from '../../../../lib/health/types';
-import type { Phase } from '../../../../lib/lifecycle/state';
+import type { HealthReport } from '@lib/health/types';
+import type { Phase } from '@lib/lifecycle/state';
 import {
   productMetric,
   recordInheritedSampled,
@@ -16,8 +16,8 @@ import {
   recorderSlot,
   registrySlot,
   statusClass,
-} from '../../../../lib/metrics/record';
-import { createMetrics, DURATION_BUCKETS, type Metrics } from '../../../../lib/metrics/registry';
+} from '@lib/metrics/record';
+import { createMetrics, DURATION_BUCKETS, type Metrics } from '@lib/metrics/registry';
 
 let phase: Phase;
 let metrics: Metrics;

@@ -1,4 +1,4 @@
-import { decodeEntry, encodeEntry, type CacheEntry } from '../../../../lib/page-cache/codec';
+import { decodeEntry, encodeEntry, type CacheEntry } from '@lib/page-cache/codec';
 
 const roundTrip = (entry: CacheEntry) => decodeEntry(encodeEntry(entry));
 

@@ -4,9 +4,9 @@
 import FileSystemCache from 'next/dist/server/lib/incremental-cache/file-system-cache';
 import { tagsManifest } from 'next/dist/server/lib/incremental-cache/tags-manifest.external';
 import { nodeFs } from 'next/dist/server/lib/node-fs-methods';
-import type { CacheEntry } from '../../../../lib/page-cache/codec';
-import PageCacheHandler, { entryTags, expireTags, pageCacheSlot } from '../../../../lib/page-cache/handler';
-import type { CacheContext, PageCache } from '../../../../lib/page-cache/page-cache';
+import type { CacheEntry } from '@lib/page-cache/codec';
+import PageCacheHandler, { entryTags, expireTags, pageCacheSlot } from '@lib/page-cache/handler';
+import type { CacheContext, PageCache } from '@lib/page-cache/page-cache';
 
 afterEach(() => {
   tagsManifest.clear();

@@ -1,4 +1,4 @@
-import { createLocalLayer } from '../../../../lib/page-cache/local-layer';
+import { createLocalLayer } from '@lib/page-cache/local-layer';
 
 describe('the page cache layer in memory', () => {
   it('keeps entries that fill it to exactly its bound', () => {

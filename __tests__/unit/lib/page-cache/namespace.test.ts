@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { buildNamespace, channelName, storeKey } from '../../../../lib/page-cache/namespace';
+import { buildNamespace, channelName, storeKey } from '@lib/page-cache/namespace';
 
 let distDir: string;
 let serverDistDir: string;

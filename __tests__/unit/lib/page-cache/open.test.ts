@@ -4,9 +4,9 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { settingsSlot } from '../../../../lib/config/settings';
-import PageCacheHandler, { openPageCache, pageCacheSlot } from '../../../../lib/page-cache/handler';
-import { pageCacheStoreSlot } from '../../../../lib/health/page-cache-store';
+import { settingsSlot } from '@lib/config/settings';
+import PageCacheHandler, { openPageCache, pageCacheSlot } from '@lib/page-cache/handler';
+import { pageCacheStoreSlot } from '@lib/health/page-cache-store';
 import { startStoreServer } from '../../../support/store-server';
 import { until } from '../../../support/until';
 import { createServer, type AddressInfo } from 'node:net';

@@ -1,9 +1,9 @@
 // The page cache of one process (lib/page-cache/page-cache.ts) over a made-up store and made-up
 // folders of pages: which layer answers a read, where a write is kept, and what a peer's message does.
 import { recorderWith } from '../../../support/recorder';
-import { encodeEntry, decodeEntry, type CacheEntry } from '../../../../lib/page-cache/codec';
-import { createLocalLayer, type LocalLayer } from '../../../../lib/page-cache/local-layer';
-import { channelName, storeKey } from '../../../../lib/page-cache/namespace';
+import { encodeEntry, decodeEntry, type CacheEntry } from '@lib/page-cache/codec';
+import { createLocalLayer, type LocalLayer } from '@lib/page-cache/local-layer';
+import { channelName, storeKey } from '@lib/page-cache/namespace';
 import {
   approximateBytes,
   createPageCache,
@@ -12,9 +12,9 @@ import {
   type PageCache,
   type PageCacheParts,
   type PageFiles,
-} from '../../../../lib/page-cache/page-cache';
-import type { PageStore } from '../../../../lib/page-cache/store';
-import { recorderSlot } from '../../../../lib/metrics/record';
+} from '@lib/page-cache/page-cache';
+import type { PageStore } from '@lib/page-cache/store';
+import { recorderSlot } from '@lib/metrics/record';
 
 const NAMESPACE = 'build-7';
 const CHANNEL = channelName(NAMESPACE);

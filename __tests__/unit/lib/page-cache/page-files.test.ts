@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { nodeFs } from 'next/dist/server/lib/node-fs-methods';
-import { buildPages, cacheFolderOf, cacheFolderPages } from '../../../../lib/page-cache/page-files';
+import { buildPages, cacheFolderOf, cacheFolderPages } from '@lib/page-cache/page-files';
 
 let root: string;
 beforeEach(() => {

@@ -7,10 +7,10 @@ import os from 'node:os';
 import path from 'node:path';
 import FileSystemCache from 'next/dist/server/lib/incremental-cache/file-system-cache';
 import { nodeFs } from 'next/dist/server/lib/node-fs-methods';
-import { installSettings, readSettings, settingsSlot } from '../../../../lib/config/settings';
-import { recorderSlot } from '../../../../lib/metrics/record';
-import PageCacheHandler, { openPageCache, pageCacheSlot } from '../../../../lib/page-cache/handler';
-import type { CacheContext } from '../../../../lib/page-cache/page-cache';
+import { installSettings, readSettings, settingsSlot } from '@lib/config/settings';
+import { recorderSlot } from '@lib/metrics/record';
+import PageCacheHandler, { openPageCache, pageCacheSlot } from '@lib/page-cache/handler';
+import type { CacheContext } from '@lib/page-cache/page-cache';
 import { recorderWith } from '../../../support/recorder';
 
 const CONTEXT = { kind: 'PAGES', isFallback: false } as unknown as CacheContext;

@@ -5,9 +5,9 @@
 // IncrementalCache get and one memory read for the burst, not one each (`npm run bench:page-cache`).
 import ResponseCache from 'next/dist/server/response-cache';
 import type { RouteKind } from 'next/dist/server/route-kind';
-import type { CacheEntry } from '../../../../lib/page-cache/codec';
-import { createLocalLayer } from '../../../../lib/page-cache/local-layer';
-import { createPageCache, type PageCache } from '../../../../lib/page-cache/page-cache';
+import type { CacheEntry } from '@lib/page-cache/codec';
+import { createLocalLayer } from '@lib/page-cache/local-layer';
+import { createPageCache, type PageCache } from '@lib/page-cache/page-cache';
 
 const KEY = '/post/hello';
 // RouteKind.PAGES (a const enum, which isolated modules cannot read).

@@ -2,13 +2,8 @@ import { once } from 'node:events';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { recorderWith } from '../../../support/recorder';
 import { until } from '../../../support/until';
-import { recorderSlot } from '../../../../lib/metrics/record';
-import {
-  connectStore,
-  reconnectDelayMs,
-  storeAddress,
-  type PageStore,
-} from '../../../../lib/page-cache/store';
+import { recorderSlot } from '@lib/metrics/record';
+import { connectStore, reconnectDelayMs, storeAddress, type PageStore } from '@lib/page-cache/store';
 
 describe('the store connection', () => {
   it('reconnects after 50 ms, doubling, at most every 1 s', () => {

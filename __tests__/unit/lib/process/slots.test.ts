@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { processSlot } from '../../../../lib/process/slots';
+import { processSlot } from '@lib/process/slots';
 import { SOURCE_ROOT } from '../../../support/paths';
 
 const slot = processSlot<string>('test.slot');
@@ -8,10 +8,10 @@ afterEach(() => slot.clear());
 
 describe('process slots', () => {
   it('are shared with every other copy of the module, as each of Next’s bundles has one', () => {
-    let otherCopy: typeof import('../../../../lib/process/slots') | undefined;
+    let otherCopy: typeof import('@lib/process/slots') | undefined;
     jest.isolateModules(() => {
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- isolateModules needs require
-      otherCopy = require('../../../../lib/process/slots');
+      otherCopy = require('@lib/process/slots');
     });
     expect(otherCopy!.processSlot).not.toBe(processSlot);
     const other = otherCopy!.processSlot<string>('test.slot');

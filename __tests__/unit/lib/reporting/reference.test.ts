@@ -1,5 +1,5 @@
 // Reference ids: one per error object, kept on it where it can be, never a throw.
-import { markReported, newEventId, referenceOf, shortReference } from '../../../../lib/reporting/reference';
+import { markReported, newEventId, referenceOf, shortReference } from '@lib/reporting/reference';
 
 describe('the reference an error was reported under', () => {
   it('is kept on an error object, and on a function thrown as one', () => {

@@ -1,6 +1,6 @@
 // The trace a document is handed: only what the server's tracer put on the request, of its shape.
 import type { IncomingMessage } from 'node:http';
-import { TRACE_META, traceMetaOf } from '../../../../lib/reporting/trace-meta';
+import { TRACE_META, traceMetaOf } from '@lib/reporting/trace-meta';
 
 const requestWith = (meta: unknown) => ({ [TRACE_META]: meta }) as unknown as IncomingMessage;
 

@@ -2,8 +2,8 @@
 // missing, an empty sentence or English left in place fails here, not in front of a visitor.
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { LANGUAGE_COPY, copyIn } from '../../../../lib/screens/languages';
-import type { CommonCopy } from '../../../../lib/screens/types';
+import { LANGUAGE_COPY, copyIn } from '@lib/screens/languages';
+import type { CommonCopy } from '@lib/screens/types';
 
 const FOLDER = path.resolve(__dirname, '../../../../lib/screens');
 const STATES = ['not-found', 'bad-request', 'server-error', 'client-exception', 'offline', 'unavailable'];

@@ -2,13 +2,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import {
-  adoptBuildValues,
-  nextCompresses,
-  servedPath,
-  usesShellPageCache,
-} from '../../../../lib/server/build-output';
-import { readPublicFiles } from '../../../../lib/server/public-files';
+import { adoptBuildValues, nextCompresses, servedPath, usesShellPageCache } from '@lib/server/build-output';
+import { readPublicFiles } from '@lib/server/public-files';
 
 let root: string;
 beforeEach(() => {

@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
-import { readSettings } from '../../../../lib/config/settings';
-import { listenFailure as listenFailureOfManagement } from '../../../../lib/management/listener';
-import { CannotStart, cannotStartReason, sayCannotStart } from '../../../../lib/server/cannot-start';
+import { readSettings } from '@lib/config/settings';
+import { listenFailure as listenFailureOfManagement } from '@lib/management/listener';
+import { CannotStart, cannotStartReason, sayCannotStart } from '@lib/server/cannot-start';
 
 afterEach(() => jest.restoreAllMocks());
 

@@ -2,7 +2,7 @@
 // as idle, and what it logs and how often. (connection-limit.test.ts runs it on real connections.)
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { CONNECTION_LOG_INTERVAL_MS, limitConnections } from '../../../../lib/server/connection-limit';
+import { CONNECTION_LOG_INTERVAL_MS, limitConnections } from '@lib/server/connection-limit';
 
 class FakeSocket extends EventEmitter {
   destroyed = false;

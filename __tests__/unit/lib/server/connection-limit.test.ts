@@ -1,7 +1,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
-import { limitConnections } from '../../../../lib/server/connection-limit';
-import { guardConnections } from '../../../../lib/server/guards';
+import { limitConnections } from '@lib/server/connection-limit';
+import { guardConnections } from '@lib/server/guards';
 import { until } from '../../../support/until';
 
 const LIMIT = 3;

@@ -9,9 +9,9 @@ import {
   guardConnections,
   parserErrorOutcome,
   refuseTooManyParams,
-} from '../../../../lib/server/guards';
-import { rememberResponse, whenAnswered } from '../../../../lib/reporting/node/answered-status';
-import { ANSWER_HEADER } from '../../../../lib/service-worker/paths';
+} from '@lib/server/guards';
+import { rememberResponse, whenAnswered } from '@lib/reporting/node/answered-status';
+import { ANSWER_HEADER } from '@lib/service-worker/paths';
 
 function fakeRequest(parts: Partial<IncomingMessage>): IncomingMessage {
   return {

@@ -10,8 +10,8 @@ import {
   notFoundStage,
   readNotFoundStage,
   type NotFoundStage,
-} from '../../../../lib/server/not-found';
-import { notFoundFile } from '../../../../lib/error-pages/paths';
+} from '@lib/server/not-found';
+import { notFoundFile } from '@lib/error-pages/paths';
 import { rawRequest } from '../../../support/http';
 import { ROUTES_MANIFEST } from '../../../support/routes-manifest';
 

@@ -3,8 +3,8 @@ import { EventEmitter } from 'node:events';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Histogram, Registry } from 'prom-client';
-import { setLogLevel } from '../../../../lib/log/logger';
-import { noteReference } from '../../../../lib/reporting/node/request-reference';
+import { setLogLevel } from '@lib/log/logger';
+import { noteReference } from '@lib/reporting/node/request-reference';
 import {
   createRequestObserver,
   cutUrl,
@@ -12,7 +12,7 @@ import {
   MAX_LOGGED_PATH,
   NO_ANSWER,
   type RequestObserver,
-} from '../../../../lib/server/observe-requests';
+} from '@lib/server/observe-requests';
 import { until } from '../../../support/until';
 
 let registry: Registry;

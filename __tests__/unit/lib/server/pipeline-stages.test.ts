@@ -3,16 +3,11 @@
 // started its answer.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Fleet } from '../../../../lib/fleet/stage';
-import { installServerReporter, serverReporterSlot } from '../../../../lib/reporting/server-hook';
-import { createRequestObserver } from '../../../../lib/server/observe-requests';
-import { healthStage } from '../../../../lib/health/stage';
-import {
-  createPipeline,
-  handlerFailed,
-  type PipelineOptions,
-  type Pipeline,
-} from '../../../../lib/server/pipeline';
+import type { Fleet } from '@lib/fleet/stage';
+import { installServerReporter, serverReporterSlot } from '@lib/reporting/server-hook';
+import { createRequestObserver } from '@lib/server/observe-requests';
+import { healthStage } from '@lib/health/stage';
+import { createPipeline, handlerFailed, type PipelineOptions, type Pipeline } from '@lib/server/pipeline';
 import { sendRaw } from '../../../support/raw-http';
 import { PIPELINE_SETTINGS } from '../../../support/pipeline-settings';
 

@@ -1,14 +1,14 @@
 // The server's stages in order, on a real loopback server with a stand-in for Next: which stage
 // answers what, and that every answer passes the stages before it.
-import { serviceWorkerStage } from '../../../../lib/service-worker/serve';
+import { serviceWorkerStage } from '@lib/service-worker/serve';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
-import { installServerReporter, serverReporterSlot } from '../../../../lib/reporting/server-hook';
-import type { Tunnel } from '../../../../lib/reporting/tunnel';
+import { installServerReporter, serverReporterSlot } from '@lib/reporting/server-hook';
+import type { Tunnel } from '@lib/reporting/tunnel';
 import { Histogram, Registry } from 'prom-client';
-import { createRequestObserver } from '../../../../lib/server/observe-requests';
-import { notFoundStage } from '../../../../lib/server/not-found';
-import { createPipeline, type NextStage, type Pipeline } from '../../../../lib/server/pipeline';
+import { createRequestObserver } from '@lib/server/observe-requests';
+import { notFoundStage } from '@lib/server/not-found';
+import { createPipeline, type NextStage, type Pipeline } from '@lib/server/pipeline';
 import { sendRaw } from '../../../support/raw-http';
 import { PIPELINE_SETTINGS } from '../../../support/pipeline-settings';
 import { until } from '../../../support/until';

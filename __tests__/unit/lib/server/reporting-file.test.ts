@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { reportingFileRedirect } from '../../../../lib/server/reporting-file';
+import { reportingFileRedirect } from '@lib/server/reporting-file';
 
 let root: string;
 

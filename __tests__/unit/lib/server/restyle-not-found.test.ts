@@ -1,9 +1,9 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
-import { keepErrorAnswersPrivate } from '../../../../lib/http/private-errors';
-import { isNextNotFound, restyleNotFound } from '../../../../lib/server/restyle-not-found';
-import { ShellResponse } from '../../../../lib/server/shell-response';
+import { keepErrorAnswersPrivate } from '@lib/http/private-errors';
+import { isNextNotFound, restyleNotFound } from '@lib/server/restyle-not-found';
+import { ShellResponse } from '@lib/server/shell-response';
 
 // Next's own compression middleware, as its router installs it inside its handler.
 // eslint-disable-next-line @typescript-eslint/no-require-imports

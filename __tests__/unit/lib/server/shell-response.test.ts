@@ -1,10 +1,10 @@
 // The server's answers carry their watches as flags: a request pays fields, not methods of its own.
 import http, { ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { keepErrorAnswersPrivate } from '../../../../lib/http/private-errors';
-import { applyProductHeaders, handedToNext } from '../../../../lib/http/product-headers';
-import { restyleNotFound } from '../../../../lib/server/restyle-not-found';
-import { ShellResponse } from '../../../../lib/server/shell-response';
+import { keepErrorAnswersPrivate } from '@lib/http/private-errors';
+import { applyProductHeaders, handedToNext } from '@lib/http/product-headers';
+import { restyleNotFound } from '@lib/server/restyle-not-found';
+import { ShellResponse } from '@lib/server/shell-response';
 import { rawRequest } from '../../../support/http';
 
 let server: http.Server;

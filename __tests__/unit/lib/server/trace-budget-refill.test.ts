@@ -4,8 +4,8 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type InheritedSampledOutcome, recorderSlot } from '../../../../lib/metrics/record';
-import { createRequestTracer } from '../../../../lib/server/trace-requests';
+import { type InheritedSampledOutcome, recorderSlot } from '@lib/metrics/record';
+import { createRequestTracer } from '@lib/server/trace-requests';
 import { recorderWith } from '../../../support/recorder';
 
 describe('a tracer’s budget, filled by the requests it sees', () => {

@@ -4,12 +4,12 @@ import { recorderWith } from '../../../support/recorder';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { lifecycleState, resetLifecycle } from '../../../../lib/lifecycle/state';
-import { type InheritedSampledOutcome, recorderSlot } from '../../../../lib/metrics/record';
-import { createSentrySender } from '../../../../lib/reporting/node/sentry-client';
-import { traceMetaOf } from '../../../../lib/reporting/trace-meta';
-import { createTraceBudget } from '../../../../lib/server/trace-budget';
-import { createRequestTracer } from '../../../../lib/server/trace-requests';
+import { lifecycleState, resetLifecycle } from '@lib/lifecycle/state';
+import { type InheritedSampledOutcome, recorderSlot } from '@lib/metrics/record';
+import { createSentrySender } from '@lib/reporting/node/sentry-client';
+import { traceMetaOf } from '@lib/reporting/trace-meta';
+import { createTraceBudget } from '@lib/server/trace-budget';
+import { createRequestTracer } from '@lib/server/trace-requests';
 import { type Ingest, startIngest } from '../../../support/ingest';
 import { freePort } from '../../../support/server';
 

@@ -4,11 +4,11 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Event, parseEnvelope } from '@sentry/core';
-import { lifecycleState, resetLifecycle } from '../../../../lib/lifecycle/state';
-import { createSentrySender } from '../../../../lib/reporting/node/sentry-client';
-import { type TraceMeta, traceMetaOf } from '../../../../lib/reporting/trace-meta';
-import { recorderSlot } from '../../../../lib/metrics/record';
-import { createRequestTracer } from '../../../../lib/server/trace-requests';
+import { lifecycleState, resetLifecycle } from '@lib/lifecycle/state';
+import { createSentrySender } from '@lib/reporting/node/sentry-client';
+import { type TraceMeta, traceMetaOf } from '@lib/reporting/trace-meta';
+import { recorderSlot } from '@lib/metrics/record';
+import { createRequestTracer } from '@lib/server/trace-requests';
 import { recorderWith } from '../../../support/recorder';
 
 let ingest: Server;

@@ -1,8 +1,8 @@
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { publicPathsOf, unknownPathTest } from '../../../../lib/server/unknown-paths';
-import { readPublicFiles } from '../../../../lib/server/public-files';
+import { publicPathsOf, unknownPathTest } from '@lib/server/unknown-paths';
+import { readPublicFiles } from '@lib/server/public-files';
 import { ROUTES_MANIFEST } from '../../../support/routes-manifest';
 
 const MANIFEST = ROUTES_MANIFEST;

@@ -1,4 +1,4 @@
-import { comeBack, type ComeBackScope } from '../../../../lib/service-worker/come-back';
+import { comeBack, type ComeBackScope } from '@lib/service-worker/come-back';
 
 const SETTINGS = {
   answerHeader: 'x-app-shell-answer',

@@ -1,6 +1,6 @@
 // A service worker's global scope as lib/service-worker/worker.ts uses it: events dispatched by
 // hand, Cache Storage in memory, the network a function.
-import type { WorkerScope } from '../../../../lib/service-worker/worker';
+import type { WorkerScope } from '@lib/service-worker/worker';
 
 type Listener = (event: never) => void;
 

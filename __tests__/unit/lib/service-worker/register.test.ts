@@ -1,5 +1,5 @@
 /** @jest-environment @stryker-mutator/jest-runner/jest-env/jsdom */
-import { registerServiceWorker } from '../../../../lib/service-worker/register';
+import { registerServiceWorker } from '@lib/service-worker/register';
 
 let register: jest.Mock;
 let readyState: DocumentReadyState;

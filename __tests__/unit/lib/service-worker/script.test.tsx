@@ -10,10 +10,10 @@ import {
   workerScript,
   workerSettings,
   type WorkerBuild,
-} from '../../../../lib/service-worker/script';
-import type { WorkerSettings } from '../../../../lib/service-worker/worker';
+} from '@lib/service-worker/script';
+import type { WorkerSettings } from '@lib/service-worker/worker';
 
-import { copyIn } from '../../../../lib/screens/languages';
+import { copyIn } from '@lib/screens/languages';
 import { screenMarkup as markup } from '../../../../components/error-screen/markup';
 import { SOURCE_ROOT } from '../../../support/paths';
 

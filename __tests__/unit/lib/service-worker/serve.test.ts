@@ -4,13 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { BEACONS_PER_WINDOW } from '../../../../lib/http/beacon';
-import { recorderSlot } from '../../../../lib/metrics/record';
-import {
-  readWorkerScripts,
-  serviceWorkerStage,
-  type WorkerStage,
-} from '../../../../lib/service-worker/serve';
+import { BEACONS_PER_WINDOW } from '@lib/http/beacon';
+import { recorderSlot } from '@lib/metrics/record';
+import { readWorkerScripts, serviceWorkerStage, type WorkerStage } from '@lib/service-worker/serve';
 import { rawRequest } from '../../../support/http';
 
 const SCRIPT = Buffer.from('self.addEventListener("install", () => {});');

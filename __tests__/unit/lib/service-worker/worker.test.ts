@@ -1,4 +1,4 @@
-import { RETRY_WAIT_MS, startWorker, type WorkerSettings } from '../../../../lib/service-worker/worker';
+import { RETRY_WAIT_MS, startWorker, type WorkerSettings } from '@lib/service-worker/worker';
 import { fakeWorkerScope } from './fake-worker-scope';
 
 const SETTINGS: WorkerSettings = {

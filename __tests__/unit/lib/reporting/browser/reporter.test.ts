@@ -2,9 +2,9 @@
 // The first-load reporter in a page (jsdom): the ids it hands out, the buffer it keeps until the SDK
 // file arrives, the page's own errors it catches, and which SDK file it asks for. The module reads
 // the build's values when it loads, so each test loads it afresh with the values it needs.
-import type { LoadedSdk, Mechanism } from '../../../../../lib/reporting/browser/types';
+import type { LoadedSdk, Mechanism } from '@lib/reporting/browser/types';
 
-type Reporter = typeof import('../../../../../lib/reporting/browser/reporter');
+type Reporter = typeof import('@lib/reporting/browser/reporter');
 
 const BUILD = {
   APP_SENTRY_SDK_URL: '/_next/static/chunks/reporting-abc.js',
@@ -17,7 +17,7 @@ async function load(values: Partial<typeof BUILD> = {}): Promise<Reporter> {
   Object.assign(process.env, BUILD, values);
   let reporter!: Reporter;
   await jest.isolateModulesAsync(async () => {
-    reporter = await import('../../../../../lib/reporting/browser/reporter');
+    reporter = await import('@lib/reporting/browser/reporter');
   });
   return reporter;
 }

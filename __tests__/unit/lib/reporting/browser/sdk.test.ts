@@ -4,7 +4,7 @@
 // client hands them to its transport, so nothing leaves the test.
 import { getClient, type BrowserClient } from '@sentry/react';
 import type { Event } from '@sentry/core';
-import { routeName, startSdk } from '../../../../../lib/reporting/browser/sdk';
+import { routeName, startSdk } from '@lib/reporting/browser/sdk';
 
 const DSN = 'https://publickey@o1.ingest.example/7';
 const saved = { ...process.env };

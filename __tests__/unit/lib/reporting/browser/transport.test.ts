@@ -9,7 +9,7 @@ import { TextDecoder, TextEncoder } from 'node:util';
 import { deserialize, serialize } from 'node:v8';
 import 'fake-indexeddb/auto';
 import { createEnvelope, type Envelope, type Transport } from '@sentry/core';
-import { KEPT_IN_BROWSER, tunnelTransport } from '../../../../../lib/reporting/browser/transport';
+import { KEPT_IN_BROWSER, tunnelTransport } from '@lib/reporting/browser/transport';
 
 // What a browser has and Jest's jsdom leaves out (needed when a report is stored, not at import):
 // fake-indexeddb clones what it stores, and the SDK encodes envelopes as UTF-8.

@@ -1,9 +1,5 @@
 import { createEnvelope, type Envelope, serializeEnvelope } from '@sentry/core';
-import {
-  checkEnvelope,
-  checkServerEnvelope,
-  REFUSAL_ANSWERS,
-} from '../../../../../lib/reporting/ingest/envelope';
+import { checkEnvelope, checkServerEnvelope, REFUSAL_ANSWERS } from '@lib/reporting/ingest/envelope';
 import { SECRET_CASES } from '../../../../support/secrets';
 
 const DSN = 'https://publickey@o1.ingest.example/7';

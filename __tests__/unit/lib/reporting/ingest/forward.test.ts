@@ -2,11 +2,7 @@
 // the answer, and what it does with its connections.
 import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  createForwarder,
-  createIngestForwarder,
-  failureReason,
-} from '../../../../../lib/reporting/ingest/forward';
+import { createForwarder, createIngestForwarder, failureReason } from '@lib/reporting/ingest/forward';
 
 const servers: Server[] = [];
 afterEach(async () => {

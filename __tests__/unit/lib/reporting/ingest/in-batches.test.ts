@@ -1,5 +1,5 @@
 // One message per turn of the event loop between threads (lib/reporting/ingest/in-batches.ts).
-import { inBatches } from '../../../../../lib/reporting/ingest/in-batches';
+import { inBatches } from '@lib/reporting/ingest/in-batches';
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 

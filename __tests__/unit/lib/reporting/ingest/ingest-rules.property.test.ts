@@ -4,12 +4,7 @@
 // (chrono src/format/scan.rs `nanosecond`: nine digits read, the rest skipped; relay-event-schema
 // src/protocol/types.rs `Timestamp::from_value`: a year past 9999 refused).
 import fc from 'fast-check';
-import {
-  eventNanos,
-  isRfc3339,
-  itemBreaks,
-  LAST_EVENT_NANOS,
-} from '../../../../../lib/reporting/ingest/ingest-rules';
+import { eventNanos, isRfc3339, itemBreaks, LAST_EVENT_NANOS } from '@lib/reporting/ingest/ingest-rules';
 
 const TRACE_ID = '4c79f60c11214eb38604f4ae0781bfb2';
 const SPAN_ID = 'fa90fdead5f74052';

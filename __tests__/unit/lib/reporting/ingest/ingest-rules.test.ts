@@ -1,8 +1,8 @@
 // The ingest's rules, each with a case taken from getsentry/relay (its own tests' values where it has
 // them), through the tunnel's whole check: what Relay rejects or drops is refused before it takes
 // room in the queue, and what it keeps passes.
-import { checkEnvelope, REFUSAL_ANSWERS } from '../../../../../lib/reporting/ingest/envelope';
-import { isRfc3339, isSpanId, isUuid } from '../../../../../lib/reporting/ingest/ingest-rules';
+import { checkEnvelope, REFUSAL_ANSWERS } from '@lib/reporting/ingest/envelope';
+import { isRfc3339, isSpanId, isUuid } from '@lib/reporting/ingest/ingest-rules';
 
 const DSN = 'https://publickey@o1.ingest.example/7';
 const ID = '9ec79c33ec9942ab8353589fcb2e04dc';

@@ -7,8 +7,8 @@ import type { AddressInfo } from 'node:net';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { until } from '../../../../support/until';
 import path from 'node:path';
-import { senderOver, workerSenders } from '../../../../../lib/reporting/ingest/ingest-thread';
-import { answerIngestRequests } from '../../../../../lib/reporting/ingest/ingest-worker';
+import { senderOver, workerSenders } from '@lib/reporting/ingest/ingest-thread';
+import { answerIngestRequests } from '@lib/reporting/ingest/ingest-worker';
 
 let ingest: Server;
 let answer: (res: ServerResponse) => void;

@@ -1,7 +1,7 @@
 import { EventEmitter, once } from 'node:events';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { rememberResponse, whenAnswered } from '../../../../../lib/reporting/node/answered-status';
+import { rememberResponse, whenAnswered } from '@lib/reporting/node/answered-status';
 
 let server: Server;
 let answer: (res: import('node:http').ServerResponse) => void;

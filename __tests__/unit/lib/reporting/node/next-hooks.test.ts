@@ -1,16 +1,16 @@
 // What Next's instrumentation hook does with a request error: a page's error is reported at once
 // as a 500; an API route's waits for the status it was answered with, when the app's server can
 // tell it, else counts as a 500.
-import { reportRequestError } from '../../../../../lib/reporting/node/next-hooks';
-import { whenAnswered } from '../../../../../lib/reporting/node/answered-status';
-import { reportServerError } from '../../../../../lib/reporting/node/reporter';
-import { referenceFor } from '../../../../../lib/reporting/node/request-reference';
+import { reportRequestError } from '@lib/reporting/node/next-hooks';
+import { whenAnswered } from '@lib/reporting/node/answered-status';
+import { reportServerError } from '@lib/reporting/node/reporter';
+import { referenceFor } from '@lib/reporting/node/request-reference';
 
-jest.mock('../../../../../lib/reporting/node/reporter', () => ({
+jest.mock('@lib/reporting/node/reporter', () => ({
   initServerReporting: jest.fn(),
   reportServerError: jest.fn(() => 'ref-1'),
 }));
-jest.mock('../../../../../lib/reporting/node/answered-status', () => ({ whenAnswered: jest.fn() }));
+jest.mock('@lib/reporting/node/answered-status', () => ({ whenAnswered: jest.fn() }));
 
 const request = { path: '/api/orders/7?x=1', method: 'POST', headers: {} };
 const reported = () => (reportServerError as jest.Mock).mock.calls.map(([, context]) => context as object);

@@ -1,8 +1,8 @@
 // Server-side reporting with a DSN: the report goes to Sentry (the stand-in ingest here), with the
 // reference id _error shows, and no JSON line is written in its place.
-import { lifecycleState, resetLifecycle } from '../../../../../lib/lifecycle/state';
-import { wasLogged } from '../../../../../lib/log/logged-errors';
-import { initServerReporting, reportServerError } from '../../../../../lib/reporting/node/reporter';
+import { lifecycleState, resetLifecycle } from '@lib/lifecycle/state';
+import { wasLogged } from '@lib/log/logged-errors';
+import { initServerReporting, reportServerError } from '@lib/reporting/node/reporter';
 import { type Ingest, startIngest } from '../../../../support/ingest';
 import { freePort } from '../../../../support/server';
 

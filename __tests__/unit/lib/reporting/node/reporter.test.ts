@@ -1,11 +1,11 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { wasLogged } from '../../../../../lib/log/logged-errors';
-import { referenceOf } from '../../../../../lib/reporting/reference';
-import { initServerReporting, reportServerError } from '../../../../../lib/reporting/node/reporter';
-import { reportThroughServerHook } from '../../../../../lib/reporting/server-hook';
-import { forgetMaps, serverMapsSlot } from '../../../../../lib/reporting/node/source-mapped-stack';
+import { wasLogged } from '@lib/log/logged-errors';
+import { referenceOf } from '@lib/reporting/reference';
+import { initServerReporting, reportServerError } from '@lib/reporting/node/reporter';
+import { reportThroughServerHook } from '@lib/reporting/server-hook';
+import { forgetMaps, serverMapsSlot } from '@lib/reporting/node/source-mapped-stack';
 
 let lines: string[];
 

@@ -4,11 +4,11 @@
 // DSN's ingest, or is counted when the report queue has no room for it.
 import path from 'node:path';
 import { startInactiveSpan, startNewTrace } from '@sentry/core';
-import { lifecycleState, resetLifecycle } from '../../../../../lib/lifecycle/state';
-import { recorderSlot } from '../../../../../lib/metrics/record';
-import { createSentrySender } from '../../../../../lib/reporting/node/sentry-client';
-import { transactionWorkerSlot } from '../../../../../lib/reporting/node/transaction-thread';
-import { reportQueueSlot, type ReportQueue } from '../../../../../lib/reporting/queue/queue';
+import { lifecycleState, resetLifecycle } from '@lib/lifecycle/state';
+import { recorderSlot } from '@lib/metrics/record';
+import { createSentrySender } from '@lib/reporting/node/sentry-client';
+import { transactionWorkerSlot } from '@lib/reporting/node/transaction-thread';
+import { reportQueueSlot, type ReportQueue } from '@lib/reporting/queue/queue';
 import { type Ingest, startIngest } from '../../../../support/ingest';
 import { recorderWith } from '../../../../support/recorder';
 import { freePort } from '../../../../support/server';

@@ -4,8 +4,8 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseEnvelope } from '@sentry/core';
-import { lifecycleState, resetLifecycle } from '../../../../../lib/lifecycle/state';
-import { createSentrySender, type SentrySender } from '../../../../../lib/reporting/node/sentry-client';
+import { lifecycleState, resetLifecycle } from '@lib/lifecycle/state';
+import { createSentrySender, type SentrySender } from '@lib/reporting/node/sentry-client';
 import { SECRET_CASES } from '../../../../support/secrets';
 
 let ingest: Server;

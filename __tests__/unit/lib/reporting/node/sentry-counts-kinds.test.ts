@@ -6,15 +6,11 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startInactiveSpan, startNewTrace } from '@sentry/core';
-import { lifecycleState, resetLifecycle } from '../../../../../lib/lifecycle/state';
-import { recorderSlot } from '../../../../../lib/metrics/record';
-import { createSentrySender, type SentrySender } from '../../../../../lib/reporting/node/sentry-client';
-import {
-  createReportQueue,
-  type ReportQueue,
-  reportQueueSlot,
-} from '../../../../../lib/reporting/queue/queue';
-import { memoryStore } from '../../../../../lib/reporting/queue/store';
+import { lifecycleState, resetLifecycle } from '@lib/lifecycle/state';
+import { recorderSlot } from '@lib/metrics/record';
+import { createSentrySender, type SentrySender } from '@lib/reporting/node/sentry-client';
+import { createReportQueue, type ReportQueue, reportQueueSlot } from '@lib/reporting/queue/queue';
+import { memoryStore } from '@lib/reporting/queue/store';
 import { until } from '../../../../support/until';
 
 let ingest: Server;

@@ -4,10 +4,10 @@ import { recorderWith } from '../../../../support/recorder';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { lifecycleState, resetLifecycle } from '../../../../../lib/lifecycle/state';
-import { recorderSlot } from '../../../../../lib/metrics/record';
+import { lifecycleState, resetLifecycle } from '@lib/lifecycle/state';
+import { recorderSlot } from '@lib/metrics/record';
 import { startInactiveSpan, startNewTrace } from '@sentry/core';
-import { createSentrySender, type SentrySender } from '../../../../../lib/reporting/node/sentry-client';
+import { createSentrySender, type SentrySender } from '@lib/reporting/node/sentry-client';
 import { until } from '../../../../support/until';
 
 let ingest: Server;

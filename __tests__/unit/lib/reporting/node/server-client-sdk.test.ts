@@ -1,7 +1,7 @@
 // The server's client names its SDK as Relay requires, in the event and in the envelope header:
 // made inside the test, so that mutation testing knows this test reaches where it is made.
 import { createTransport, parseEnvelope, SDK_VERSION, type BaseTransportOptions } from '@sentry/core';
-import { createServerClient } from '../../../../../lib/reporting/node/server-client';
+import { createServerClient } from '@lib/reporting/node/server-client';
 
 it("names its SDK and version (relay-event-schema's clientsdk.rs requires both) in the event and the envelope header", async () => {
   const sent: string[] = [];

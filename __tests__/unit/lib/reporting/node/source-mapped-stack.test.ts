@@ -9,7 +9,7 @@ import {
   serverMapsSlot,
   sourceMappedStack,
   sourcePath,
-} from '../../../../../lib/reporting/node/source-mapped-stack';
+} from '@lib/reporting/node/source-mapped-stack';
 
 let dir: string;
 let place: { bundles: string; maps: string };

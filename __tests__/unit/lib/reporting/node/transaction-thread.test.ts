@@ -11,16 +11,16 @@ import {
   type Span,
   type TransportMakeRequestResponse,
 } from '@sentry/core';
-import type { MessageEnd } from '../../../../../lib/reporting/ingest/ingest-messages';
-import type { Counts } from '../../../../../lib/reporting/node/counts';
-import { createServerClient } from '../../../../../lib/reporting/node/server-client';
+import type { MessageEnd } from '@lib/reporting/ingest/ingest-messages';
+import type { Counts } from '@lib/reporting/node/counts';
+import { createServerClient } from '@lib/reporting/node/server-client';
 import {
   startTransactionThread,
   type TransactionThread,
   transactionsOver,
-} from '../../../../../lib/reporting/node/transaction-thread';
-import { prepareTransactions } from '../../../../../lib/reporting/node/transaction-worker';
-import { makeServerTransport } from '../../../../../lib/reporting/node/transport';
+} from '@lib/reporting/node/transaction-thread';
+import { prepareTransactions } from '@lib/reporting/node/transaction-worker';
+import { makeServerTransport } from '@lib/reporting/node/transport';
 import { until } from '../../../../support/until';
 
 const config = {

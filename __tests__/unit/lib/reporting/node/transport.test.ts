@@ -4,18 +4,14 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { createEnvelope, type Envelope, serializeEnvelope, type Transport } from '@sentry/core';
-import {
-  makeServerTransport,
-  QUEUED_STATUS,
-  TRANSPORT_LIMITS,
-} from '../../../../../lib/reporting/node/transport';
+import { makeServerTransport, QUEUED_STATUS, TRANSPORT_LIMITS } from '@lib/reporting/node/transport';
 import {
   createReportQueue,
   type QueueLimits,
   type ReportQueue,
   reportQueueSlot,
-} from '../../../../../lib/reporting/queue/queue';
-import { memoryStore } from '../../../../../lib/reporting/queue/store';
+} from '@lib/reporting/queue/queue';
+import { memoryStore } from '@lib/reporting/queue/store';
 
 let ingest: Server;
 let answer: (req: IncomingMessage, res: ServerResponse) => void;

@@ -7,14 +7,14 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { IngestAnswer } from '../../../../../lib/reporting/ingest/ingest-messages';
+import type { IngestAnswer } from '@lib/reporting/ingest/ingest-messages';
 import {
   createReportQueue,
   type HandedEnvelope,
   type QueueLimits,
   type ReportQueue,
-} from '../../../../../lib/reporting/queue/queue';
-import { folderStore, memoryStore, type EnvelopeStore } from '../../../../../lib/reporting/queue/store';
+} from '@lib/reporting/queue/queue';
+import { folderStore, memoryStore, type EnvelopeStore } from '@lib/reporting/queue/store';
 import {
   ENVELOPE_TYPE,
   HANDOFF_CONCURRENCY,
@@ -25,21 +25,16 @@ import {
   INGEST_HEADERS_HEADER,
   QUEUED_AT_HEADER,
   SOURCE_HEADER,
-} from '../../../../../lib/reporting/queue/hand-off';
-import { REPORTS_HANDOFF_PATH } from '../../../../../lib/fleet/paths';
-import { readSettings } from '../../../../../lib/config/settings';
+} from '@lib/reporting/queue/hand-off';
+import { REPORTS_HANDOFF_PATH } from '@lib/fleet/paths';
+import { readSettings } from '@lib/config/settings';
 import { rawRequest } from '../../../../support/http';
-import { recorderSlot } from '../../../../../lib/metrics/record';
+import { recorderSlot } from '@lib/metrics/record';
 import { recorderWith } from '../../../../support/recorder';
-import { createUploadBudget } from '../../../../../lib/http/upload';
+import { createUploadBudget } from '@lib/http/upload';
 
 const SECRET = 'a'.repeat(64);
-const DSN = 'http://key@127.0.0.1:9/1';
-const eventIdOf = (id: number) => String(id).padStart(32, '0');
-const envelope = (id: number, type = 'event') =>
-  `{"event_id":"${eventIdOf(id)}","dsn":"${DSN}"}\n{"type":"${type}"}\n{"message":"report ${id}"}\n`;
-const idOf = (body: Uint8Array | string) =>
-  Number(/"report (\d+)"/.exec(typeof body === 'string' ? body : Buffer.from(body).toString())![1]);
+import { DSN, envelope, eventIdOf, idOf } from '../../../../support/numbered-reports';
 
 const failing = async (): Promise<IngestAnswer> => ({
   status: 500,

@@ -2,10 +2,10 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promises } from 'node:fs';
-import { ConfigurationError } from '../../../../../lib/config/configuration-error';
-import { FOLDER_CHECK_MS, openReportQueue } from '../../../../../lib/reporting/queue/open';
-import { reportQueueSlot, type ReportQueue } from '../../../../../lib/reporting/queue/queue';
-import { recorderSlot } from '../../../../../lib/metrics/record';
+import { ConfigurationError } from '@lib/config/configuration-error';
+import { FOLDER_CHECK_MS, openReportQueue } from '@lib/reporting/queue/open';
+import { reportQueueSlot, type ReportQueue } from '@lib/reporting/queue/queue';
+import { recorderSlot } from '@lib/metrics/record';
 import { recorderWith } from '../../../../support/recorder';
 
 // Port 9 (discard): nothing listens, so every send is refused and the envelope waits.

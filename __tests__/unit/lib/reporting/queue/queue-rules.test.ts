@@ -1,21 +1,17 @@
 // The report queue's rules one at a time, on a clock the test moves (queue.test.ts runs it against
 // a stand-in ingest in real time): its jitter, its counts, the edges of its bounds, a disk that
 // fails, an ingest that answers one at a time after a failure, and what start, persist and stop do.
-import type { IngestAnswer } from '../../../../../lib/reporting/ingest/ingest-messages';
+import type { IngestAnswer } from '@lib/reporting/ingest/ingest-messages';
 import {
   createReportQueue,
   factsOf,
   type QueueEvents,
   type QueueLimits,
   type ReportQueue,
-} from '../../../../../lib/reporting/queue/queue';
-import { memoryStore, type EnvelopeStore, type StoredEntry } from '../../../../../lib/reporting/queue/store';
+} from '@lib/reporting/queue/queue';
+import { memoryStore, type EnvelopeStore, type StoredEntry } from '@lib/reporting/queue/store';
 
-const DSN = 'http://key@127.0.0.1:9/1';
-const envelope = (id: number, type = 'event', pad = 0) =>
-  `{"event_id":"${String(id).padStart(32, '0')}","dsn":"${DSN}"}\n{"type":"${type}"}\n{"message":"report ${id}${'x'.repeat(pad)}"}\n`;
-const idOf = (body: Uint8Array | string) =>
-  Number(/"report (\d+)/.exec(typeof body === 'string' ? body : Buffer.from(body).toString())![1]);
+import { DSN, envelope, idOf } from '../../../../support/numbered-reports';
 const answer = (status: number, extra: Partial<IngestAnswer> = {}): IngestAnswer => ({
   status,
   rateLimits: null,

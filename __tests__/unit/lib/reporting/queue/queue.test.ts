@@ -1,19 +1,12 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { IngestAnswer } from '../../../../../lib/reporting/ingest/ingest-messages';
-import {
-  createReportQueue,
-  type QueueLimits,
-  type ReportQueue,
-} from '../../../../../lib/reporting/queue/queue';
-import { folderStore, memoryStore, type EnvelopeStore } from '../../../../../lib/reporting/queue/store';
+import type { IngestAnswer } from '@lib/reporting/ingest/ingest-messages';
+import { createReportQueue, type QueueLimits, type ReportQueue } from '@lib/reporting/queue/queue';
+import { folderStore, memoryStore, type EnvelopeStore } from '@lib/reporting/queue/store';
 
-const DSN = 'http://key@127.0.0.1:9/1';
-const envelope = (id: number, type = 'event') =>
-  `{"event_id":"${String(id).padStart(32, '0')}","dsn":"${DSN}"}\n{"type":"${type}"}\n{"message":"report ${id}"}\n`;
-const idOf = (body: Uint8Array | string) =>
-  Number(/"report (\d+)"/.exec(typeof body === 'string' ? body : Buffer.from(body).toString())![1]);
+import { envelope, idOf } from '../../../../support/numbered-reports';
+import { until } from '../../../../support/until';
 
 type Mode = 'ok' | 'failing' | 'refusing' | 'rate-limited';
 
@@ -62,14 +55,6 @@ const tempFolder = () => {
   const folder = mkdtempSync(path.join(tmpdir(), 'report-queue-'));
   folders.push(folder);
   return folder;
-};
-
-const until = async (check: () => boolean, ms = 5000) => {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 };
 
 describe('the report queue', () => {

@@ -3,7 +3,7 @@
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { folderStore, memoryStore, type EntryFacts } from '../../../../../lib/reporting/queue/store';
+import { folderStore, memoryStore, type EntryFacts } from '@lib/reporting/queue/store';
 
 const FACTS: EntryFacts = {
   source: 'server',

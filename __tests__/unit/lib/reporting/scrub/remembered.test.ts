@@ -7,8 +7,8 @@ type ScrubText = (text: string) => string;
 // reach a module) by reading them. The pattern table is loaded here, once, as every other test file
 // loads it: loaded inside a test, its table's mutants would count as this test's alone, which only
 // counts reads (docs/mutation-testing.md, static mutants).
-const actual: typeof import('../../../../../lib/reporting/scrub/patterns') = jest.requireActual(
-  '../../../../../lib/reporting/scrub/patterns',
+const actual: typeof import('@lib/reporting/scrub/patterns') = jest.requireActual(
+  '@lib/reporting/scrub/patterns',
 );
 
 /** A fresh module (an empty memory) whose pattern table counts the texts it reads. */
@@ -16,21 +16,21 @@ function freshScrubText(): { scrubText: ScrubText; reads: (text: string) => numb
   const read: string[] = [];
   let scrubText!: ScrubText;
   jest.isolateModules(() => {
-    jest.doMock('../../../../../lib/reporting/scrub/patterns', () => ({
+    jest.doMock('@lib/reporting/scrub/patterns', () => ({
       ...actual,
       scrubSecretShapes: (text: string) => {
         read.push(text);
         return actual.scrubSecretShapes(text);
       },
     }));
-    ({ scrubText } = jest.requireActual('../../../../../lib/reporting/scrub/text') as {
+    ({ scrubText } = jest.requireActual('@lib/reporting/scrub/text') as {
       scrubText: ScrubText;
     });
   });
   return { scrubText, reads: (text) => read.filter((one) => one === text).length };
 }
 
-afterEach(() => jest.dontMock('../../../../../lib/reporting/scrub/patterns'));
+afterEach(() => jest.dontMock('@lib/reporting/scrub/patterns'));
 
 describe('the texts the scrubber remembers', () => {
   it('remembers a text of 256 characters, and not one of 257', () => {

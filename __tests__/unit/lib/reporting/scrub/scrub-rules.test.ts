@@ -11,8 +11,8 @@ import {
   scrubSpanItems,
   scrubText,
   scrubUrl,
-} from '../../../../../lib/reporting/scrub';
-import { MAX_DEPTH } from '../../../../../lib/reporting/scrub/deep';
+} from '@lib/reporting/scrub';
+import { MAX_DEPTH } from '@lib/reporting/scrub/deep';
 
 /** A Visa test number: 16 digits that pass Luhn's check, so the scrubber takes them for a card. */
 const CARD_LIKE = '4111111111111111';

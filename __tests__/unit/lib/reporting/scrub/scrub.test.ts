@@ -10,8 +10,8 @@ import {
   scrubText,
   scrubUrl,
   SCRUB_RULES,
-} from '../../../../../lib/reporting/scrub';
-import { passesLuhn, SECRET_PATTERNS } from '../../../../../lib/reporting/scrub/patterns';
+} from '@lib/reporting/scrub';
+import { passesLuhn, SECRET_PATTERNS } from '@lib/reporting/scrub/patterns';
 import { SECRET_CASES, SECRET_KEY_CASES } from '../../../../support/secrets';
 
 describe('the secret table', () => {

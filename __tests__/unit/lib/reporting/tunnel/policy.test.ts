@@ -1,6 +1,6 @@
 // The tunnel's decisions, without a socket: request metadata and an upload in, a verdict out.
-import type { UploadResult } from '../../../../../lib/http/upload';
-import { admit, forwardFailed, judge, queueFull } from '../../../../../lib/reporting/tunnel/policy';
+import type { UploadResult } from '@lib/http/upload';
+import { admit, forwardFailed, judge, queueFull } from '@lib/reporting/tunnel/policy';
 
 const DSN = 'https://publickey@o1.ingest.example.io/7';
 const good = `{"event_id":"${'a'.repeat(32)}","dsn":"${DSN}"}\n{"type":"event"}\n{"message":"hi"}\n`;

@@ -2,16 +2,12 @@
 // how it is scrubbed and split, where it goes (straight, or through the report queue), and its bounds.
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { recorderSlot } from '../../../../../lib/metrics/record';
-import { bodyHeadersFor } from '../../../../../lib/reporting/ingest/ingest-worker';
-import { sendByKind } from '../../../../../lib/reporting/queue/open';
-import type { ReportQueue } from '../../../../../lib/reporting/queue/queue';
-import { createTunnel } from '../../../../../lib/reporting/tunnel';
-import {
-  CSP_REPORT_TYPE,
-  SECURITY_REPORT_MARK,
-  securityEndpointOf,
-} from '../../../../../lib/reporting/ingest/forward';
+import { recorderSlot } from '@lib/metrics/record';
+import { bodyHeadersFor } from '@lib/reporting/ingest/ingest-worker';
+import { sendByKind } from '@lib/reporting/queue/open';
+import type { ReportQueue } from '@lib/reporting/queue/queue';
+import { createTunnel } from '@lib/reporting/tunnel';
+import { CSP_REPORT_TYPE, SECURITY_REPORT_MARK, securityEndpointOf } from '@lib/reporting/ingest/forward';
 import {
   createReportRate,
   isSecurityReport,
@@ -21,7 +17,7 @@ import {
   MAX_REPORTS_PER_BATCH,
   REPORTS_TYPE,
   scrubbedReport,
-} from '../../../../../lib/reporting/tunnel/security-reports';
+} from '@lib/reporting/tunnel/security-reports';
 import { recorderWith } from '../../../../support/recorder';
 
 const bytes = (value: unknown) => Buffer.from(JSON.stringify(value));

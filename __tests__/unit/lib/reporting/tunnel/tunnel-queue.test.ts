@@ -3,11 +3,11 @@
 // share is full.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { IngestAnswer } from '../../../../../lib/reporting/ingest/ingest-messages';
-import { createReportQueue, type ReportQueue } from '../../../../../lib/reporting/queue/queue';
-import { memoryStore } from '../../../../../lib/reporting/queue/store';
-import { createTunnel } from '../../../../../lib/reporting/tunnel';
-import { recorderSlot } from '../../../../../lib/metrics/record';
+import type { IngestAnswer } from '@lib/reporting/ingest/ingest-messages';
+import { createReportQueue, type ReportQueue } from '@lib/reporting/queue/queue';
+import { memoryStore } from '@lib/reporting/queue/store';
+import { createTunnel } from '@lib/reporting/tunnel';
+import { recorderSlot } from '@lib/metrics/record';
 import { recorderWith } from '../../../../support/recorder';
 
 const DSN = 'http://publickey@127.0.0.1:9/7';

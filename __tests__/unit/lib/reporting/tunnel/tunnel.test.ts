@@ -2,8 +2,8 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { recorderWith } from '../../../../support/recorder';
 import { connect, type AddressInfo } from 'node:net';
 import { request } from 'node:http';
-import { recorderSlot } from '../../../../../lib/metrics/record';
-import { createTunnel, TUNNEL_DEFAULTS } from '../../../../../lib/reporting/tunnel';
+import { recorderSlot } from '@lib/metrics/record';
+import { createTunnel, TUNNEL_DEFAULTS } from '@lib/reporting/tunnel';
 import { until } from '../../../../support/until';
 
 const DSN = 'http://publickey@127.0.0.1:9/7';
