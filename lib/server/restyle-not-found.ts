@@ -32,7 +32,8 @@ export const RESTYLED = Symbol('app-shell.restyled');
 /** An answer that can be restyled: the server's own (lib/server/shell-response.ts). */
 export interface Restylable extends ServerResponse {
   [NOT_FOUND_ANSWER]: NotFoundAnswer | undefined;
-  [NOT_FOUND_PATH]: string;
+  /** Set with the answer. */
+  [NOT_FOUND_PATH]: string | undefined;
   [RESTYLED]: boolean;
 }
 
@@ -71,7 +72,7 @@ export function restyling(res: Restylable, status: number, node: AnswerMethods):
   const dropping = { writeHead: res.writeHead, write: res.write, end: res.end };
   Object.assign(res, node);
   try {
-    answer(res.req, res, res[NOT_FOUND_PATH]);
+    answer(res.req, res, res[NOT_FOUND_PATH] as string);
   } finally {
     Object.assign(res, dropping);
   }

@@ -53,20 +53,20 @@ export class ShellResponse<Request extends IncomingMessage = IncomingMessage>
   implements CarriesProductHeaders, KeepsErrorsPrivate, Restylable
 {
   [PRODUCT_HEADERS]: ProductHeaders | undefined = undefined;
-  [PRODUCT_HEADERS_URL] = '';
+  [PRODUCT_HEADERS_URL]: string | undefined = undefined;
   [NEXT_ANSWERS] = false;
   [ERRORS_PRIVATE] = false;
   [NOT_FOUND_ANSWER]: NotFoundAnswer | undefined = undefined;
-  [NOT_FOUND_PATH] = '';
+  [NOT_FOUND_PATH]: string | undefined = undefined;
   [RESTYLED] = false;
 }
 
 // Over Node's on the prototype, as Node's own methods are (writable, configurable, not enumerable):
-// an answer with no watch set goes straight on, for one field read.
+// an answer with no watch set goes straight on, for a few field reads.
 Object.defineProperties(ShellResponse.prototype, {
   writeHead: {
     value: function writeHead(this: ShellResponse, status: number, ...rest: Args) {
-      if (this[NOT_FOUND_ANSWER] !== undefined && restyling(this, status, DIRECT)) return this;
+      if (restyling(this, status, DIRECT)) return this;
       return (DIRECT.writeHead as (...args: Args) => ServerResponse).call(this, status, ...rest);
     },
     writable: true,
@@ -74,7 +74,7 @@ Object.defineProperties(ShellResponse.prototype, {
   },
   write: {
     value: function write(this: ShellResponse, ...args: Args) {
-      if (this[NOT_FOUND_ANSWER] !== undefined && restyling(this, this.statusCode, DIRECT)) return true;
+      if (restyling(this, this.statusCode, DIRECT)) return true;
       return (NODE.write as (...args: Args) => boolean).apply(this, args);
     },
     writable: true,
@@ -82,7 +82,7 @@ Object.defineProperties(ShellResponse.prototype, {
   },
   end: {
     value: function end(this: ShellResponse, ...args: Args) {
-      if (this[NOT_FOUND_ANSWER] !== undefined && restyling(this, this.statusCode, DIRECT)) {
+      if (restyling(this, this.statusCode, DIRECT)) {
         // What Node would do with end's callback once the answer is written.
         const callback = args.find((arg) => typeof arg === 'function') as Callback | undefined;
         if (callback) queueMicrotask(callback);

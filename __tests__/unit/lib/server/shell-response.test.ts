@@ -1,5 +1,5 @@
 // The server's answers carry their watches as flags: a request pays fields, not methods of its own.
-import http, { ServerResponse } from 'node:http';
+import http, { type IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { keepErrorAnswersPrivate } from '@lib/http/private-errors';
 import { applyProductHeaders, handedToNext } from '@lib/http/product-headers';
@@ -7,6 +7,7 @@ import { restyleNotFound } from '@lib/server/restyle-not-found';
 import { ShellResponse } from '@lib/server/shell-response';
 import { rawRequest } from '../../../support/http';
 
+const META = Symbol.for('NextInternalRequestMeta');
 let server: http.Server;
 let base: string;
 let own: string[][] = [];
@@ -17,8 +18,11 @@ beforeAll(async () => {
     keepErrorAnswersPrivate(res);
     applyProductHeaders(() => ({ 'X-Team': 'storefront' }), res, req.url as string);
     handedToNext(res);
-    restyleNotFound(res, () => undefined, req.url as string);
-    res.statusCode = req.url === '/fails' ? 500 : 200;
+    // Next's router choosing its 404 page, for an answer watched for it or not.
+    if (req.url?.endsWith('404'))
+      (req as IncomingMessage & { [META]?: object })[META] = { invokePath: '/404' };
+    if (req.url !== '/unwatched-404') restyleNotFound(res, () => undefined, req.url as string);
+    res.statusCode = req.url === '/fails' ? 500 : req.url?.endsWith('404') ? 404 : 200;
     res.setHeader('Cache-Control', 'public, max-age=60');
     res.write('as ');
     res.end('written');
@@ -47,6 +51,15 @@ describe("the server's answers", () => {
   it('keep an error private through the watch set as a flag', async () => {
     const got = await rawRequest(base, '/fails');
     expect([got.status, got.headers['cache-control']]).toEqual([500, 'private, no-store']);
+  });
+
+  it("leave Next's 404 as Next wrote it where no restyle was asked for", async () => {
+    const got = await rawRequest(base, '/unwatched-404');
+    expect([got.status, got.body, got.headers['cache-control']]).toEqual([
+      404,
+      'as written',
+      'private, no-store',
+    ]);
   });
 
   it('have no writeHead, write or end of their own: the watches cost no methods made for each request', async () => {
