@@ -27,6 +27,8 @@ interface NextAnswer {
 
 /** The requests whose end() callback Node (or the restyle, for a dropped end) called back. */
 let calledBack: string[] = [];
+/** What each of Next's write() calls returned. */
+let wroteOn: boolean[] = [];
 
 let nextAnswer: NextAnswer;
 
@@ -61,7 +63,9 @@ beforeAll(async () => {
     } else if (writes === 'end-callback') {
       res.end(body, () => calledBack.push(req.url as string));
     } else {
-      res.write(body.slice(0, 3));
+      // What Next's write is told: a write dropped says "go on", or Next would wait for a drain
+      // that never comes.
+      wroteOn.push(res.write(body.slice(0, 3)));
       res.end(body.slice(3));
     }
   });
@@ -72,6 +76,7 @@ afterAll(() => new Promise((resolve) => server.close(resolve)));
 beforeEach(() => {
   restyled = [];
   calledBack = [];
+  wroteOn = [];
 });
 
 function get(pathname: string, method = 'GET') {
@@ -111,6 +116,7 @@ describe("restyleNotFound: Next's 404 answered in the shell's words", () => {
       // Through the head the pipeline installed before this stage.
       expect(answer.headers['cache-control']).toBe('private, no-store');
       expect(restyled).toEqual(['/missing (read) /missing']);
+      expect(wroteOn).toEqual(writes === 'write-end' ? [true] : []);
     },
   );
 
