@@ -27,6 +27,8 @@ interface NextAnswer {
 
 /** The requests whose end() callback Node (or the restyle, for a dropped end) called back. */
 let calledBack: string[] = [];
+/** Errors the answers emitted. */
+let answerErrors: string[] = [];
 /** What each of Next's write() calls returned. */
 let wroteOn: boolean[] = [];
 
@@ -50,6 +52,9 @@ beforeAll(async () => {
     keepErrorAnswersPrivate(res);
     // The path as the pipeline read it, before Next: not what the request says by the time it answers.
     restyleNotFound(res, answerOurs, `(read) ${req.url as string}`);
+    // Whatever Next writes after the shell's answer is dropped, never an error on the answer (a
+    // write after end, as Node's own end would raise it once the restyle stopped stepping in).
+    res.on('error', (error) => answerErrors.push(error.message));
     const { invokePath, status, body, compress, writes } = nextAnswer;
     if (compress) compression()(req, res, () => undefined);
     if (invokePath) (req as IncomingMessage & { [META]?: object })[META] = { invokePath };
@@ -77,6 +82,7 @@ beforeEach(() => {
   restyled = [];
   calledBack = [];
   wroteOn = [];
+  answerErrors = [];
 });
 
 function get(pathname: string, method = 'GET') {
@@ -117,6 +123,8 @@ describe("restyleNotFound: Next's 404 answered in the shell's words", () => {
       expect(answer.headers['cache-control']).toBe('private, no-store');
       expect(restyled).toEqual(['/missing (read) /missing']);
       expect(wroteOn).toEqual(writes === 'write-end' ? [true] : []);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(answerErrors).toEqual([]);
     },
   );
 

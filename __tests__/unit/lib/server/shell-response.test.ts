@@ -68,6 +68,27 @@ describe("the server's answers", () => {
     expect(own).toEqual([[], []]);
   });
 
+  it.each([
+    [404, 'private, no-store'],
+    [500, 'private, no-store'],
+    [200, 'public, max-age=3600'],
+  ])(
+    "the shell writes itself take the product's Cache-Control, and an error still goes out private (%p)",
+    (status, expected) => {
+      // A product rule that would let a shared cache keep anything it covers; an answer the shell
+      // writes (not handed to Next): the product's headers first, then the error's own.
+      const res = new ShellResponse(new http.IncomingMessage(null as never));
+      keepErrorAnswersPrivate(res);
+      applyProductHeaders(
+        () => ({ 'Cache-Control': 'public, max-age=3600', 'X-Team': 'storefront' }),
+        res,
+        '/x',
+      );
+      res.writeHead(status);
+      expect([res.getHeader('cache-control'), res.getHeader('x-team')]).toEqual([expected, 'storefront']);
+    },
+  );
+
   it("are Node's ServerResponse, whose methods the class's own step around to", () => {
     const res = new ShellResponse(new http.IncomingMessage(null as never));
     expect(res).toBeInstanceOf(ServerResponse);
