@@ -2,8 +2,8 @@
 // very text pino writes for `log(level, 'http.request', fields)`, whatever the fields hold.
 import { log, logRequest, QUOTED_KEPT, quotedKept, type RequestLine } from '@lib/log/logger';
 
-/** What the logger writes to stdout and stderr while `act` runs, the time of each line masked. */
-function written(act: () => void): string[] {
+/** What the logger writes to stdout and stderr while `act` runs, each line marked with its stream. */
+function captured(act: () => void): string[] {
   const lines: string[] = [];
   const spies = [process.stdout, process.stderr].map((stream) =>
     jest.spyOn(stream, 'write').mockImplementation((chunk: string | Uint8Array) => {
@@ -16,7 +16,25 @@ function written(act: () => void): string[] {
   } finally {
     for (const spy of spies) spy.mockRestore();
   }
-  return lines.map((line) => line.replace(/"time":"[^"]+"/, '"time":"…"'));
+  return lines;
+}
+
+/** As captured, the time of each line masked. */
+function written(act: () => void): string[] {
+  return captured(act).map((line) => line.replace(/"time":"[^"]+"/, '"time":"…"'));
+}
+
+/** The time of a request line written when the clock says `at`. */
+function timeOf(at: number): string {
+  const now = jest.spyOn(Date, 'now').mockReturnValue(at);
+  try {
+    const [line] = captured(() =>
+      logRequest('info', { method: 'GET', path: '/', route: '/', status: 200, durationMs: 1 }),
+    );
+    return (JSON.parse((line as string).slice('out '.length)) as { time: string }).time;
+  } finally {
+    now.mockRestore();
+  }
 }
 
 const cases: [string, 'info' | 'error', RequestLine][] = [
@@ -88,46 +106,14 @@ it(`keeps at most ${QUOTED_KEPT} paths' JSON, whatever a stranger asks, and each
     );
 });
 
-it('writes the time of each line, to the millisecond, however many lines share one', () => {
-  const at = Date.parse('2026-12-03T10:00:00.000Z');
-  const now = jest.spyOn(Date, 'now');
-  try {
-    const timeOf = (ms: number) => {
-      now.mockReturnValue(ms);
-      const lines: string[] = [];
-      const spy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-        lines.push(String(chunk));
-        return true;
-      });
-      logRequest('info', { method: 'GET', path: '/', route: '/', status: 200, durationMs: 1 });
-      spy.mockRestore();
-      return (JSON.parse(lines[0]!) as { time: string }).time;
-    };
+describe('the time of a request line', () => {
+  it('is written to the millisecond, however many lines share one', () => {
+    const at = Date.parse('2026-12-03T10:00:00.000Z');
     expect(timeOf(at)).toBe('2026-12-03T10:00:00.000Z');
     expect(timeOf(at)).toBe('2026-12-03T10:00:00.000Z');
     expect(timeOf(at + 1)).toBe('2026-12-03T10:00:00.001Z');
     expect(timeOf(at + 1000)).toBe('2026-12-03T10:00:01.000Z');
-  } finally {
-    now.mockRestore();
-  }
-});
-
-describe('the time of a request line', () => {
-  const timeOf = (at: number) => {
-    const now = jest.spyOn(Date, 'now').mockReturnValue(at);
-    const lines: string[] = [];
-    const out = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      lines.push(String(chunk));
-      return true;
-    });
-    try {
-      logRequest('info', { method: 'GET', path: '/', route: '/', status: 200, durationMs: 1 });
-    } finally {
-      out.mockRestore();
-      now.mockRestore();
-    }
-    return (JSON.parse(lines[0] as string) as { time: string }).time;
-  };
+  });
 
   // Milliseconds of one, two and three digits, a second's and a minute's and a year's turn, one line
   // after another within the same second and across them, before 1970, and past the year 9999.
