@@ -1,5 +1,5 @@
-// The server's answers: Node's ServerResponse, whose writeHead, write and end read two watches from
-// flags every answer carries, set by the pipeline (./pipeline.ts): the product's headers on the
+// The server's answers: Node's ServerResponse, whose writeHead, write and end read three watches
+// from flags every answer carries, set by the pipeline (./pipeline.ts): the product's headers on the
 // shell's own answers (lib/http/product-headers.ts), an error answer kept private
 // (lib/http/private-errors.ts) and Next's 404 in the shell's words (./restyle-not-found.ts). They
 // were wrappers made for each request, five closures and five methods of each answer's own, which
@@ -34,15 +34,20 @@ type Args = unknown[];
 type Callback = () => void;
 
 /**
- * Node's methods with the head's two steps, in the order the wrappers had them: the product's
- * headers over the shell's defaults, then an error's Cache-Control over everything. What writes once
- * the restyle has stepped aside.
+ * Node's writeHead after the head's two steps, in the order the wrappers had them: the product's
+ * headers over the shell's defaults, then an error's Cache-Control over everything. `rest` is what
+ * writeHead was given after the status.
  */
+function head(res: ShellResponse, status: number, rest: Args): ServerResponse {
+  productHeadersHead(res);
+  privateErrorHead(res, status, rest);
+  return (NODE.writeHead as (...args: Args) => ServerResponse).call(res, status, ...rest);
+}
+
+/** Node's methods with the head's two steps: what writes once the restyle has stepped aside. */
 const DIRECT: AnswerMethods = {
   writeHead: function writeHead(this: ShellResponse, status: number, ...rest: Args) {
-    productHeadersHead(this);
-    privateErrorHead(this, status, rest);
-    return (NODE.writeHead as (...args: Args) => ServerResponse).call(this, status, ...rest);
+    return head(this, status, rest);
   } as ServerResponse['writeHead'],
   write: NODE.write,
   end: NODE.end,
@@ -67,7 +72,7 @@ Object.defineProperties(ShellResponse.prototype, {
   writeHead: {
     value: function writeHead(this: ShellResponse, status: number, ...rest: Args) {
       if (restyling(this, status, DIRECT)) return this;
-      return (DIRECT.writeHead as (...args: Args) => ServerResponse).call(this, status, ...rest);
+      return head(this, status, rest);
     },
     writable: true,
     configurable: true,
